@@ -1,0 +1,69 @@
+/*
+ * hp_backend.h - the one vtable every backend implements, and the OS page
+ * layer that backends (and later huge-page regions) share.
+ */
+#ifndef HP_BACKEND_H
+#define HP_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../policy/hp_policy.h"
+
+struct hugepolicy_stats;
+
+/* Hot path: the backend's fastest plain entry points, called directly by
+ * the malloc-family dispatch (no wrapper when the backend needs none). */
+struct hp_alloc_ops {
+	void *(*malloc)(size_t size);
+	void (*free)(void *p);
+	void *(*calloc)(size_t n, size_t size);
+	void *(*realloc)(void *p, size_t size);
+	void *(*memalign)(size_t align, size_t size);   /* align: power of two */
+	size_t (*usable_size)(void *p);
+};
+
+/* Cold path: one per backend. */
+struct hp_backend {
+	const char *name;
+	/* Configure the backend from the plan before its first allocation and
+	 * fill *ops.  May allocate (re-entrant calls go to the bootstrap arena).
+	 * Returns 0, or an errno value when the backend cannot run here (the
+	 * caller then falls back to the system backend and says why). */
+	int (*init)(struct hp_plan *plan, struct hp_alloc_ops *ops);
+	/* Configuration in force, read back from the backend: "opt.thp=always ...". */
+	void (*describe)(char *buf, size_t cap);
+	/* Allocator numbers (stats.* names); unknown ones left HUGEPOLICY_UNKNOWN. */
+	void (*stats)(struct hugepolicy_stats *st);
+};
+
+extern const struct hp_backend hp_backend_system;
+extern const struct hp_backend hp_backend_jemalloc;
+extern const struct hp_backend hp_backend_mimalloc;
+
+/* ---- OS page layer (pages.c) ---- */
+
+/* madvise(MADV_HUGEPAGE) on the 2 MiB-aligned interior of [p, p+len).
+ * Returns bytes advised (0 if no whole huge page fits or madvise failed). */
+size_t hp_pages_advise_thp(void *p, size_t len);
+
+/* Map len bytes (rounded up to 2 MiB) from the 2 MiB hugetlb pool and
+ * populate them with MADV_POPULATE_WRITE so an empty pool or a cgroup limit
+ * is an error now, not a SIGBUS later; never MAP_NORESERVE.  Returns the
+ * 2 MiB-aligned base or NULL with errno (ENOMEM: pool/limit; EINVAL...). */
+void *hp_pages_map_hugetlb(size_t len, size_t *mapped_len);
+void hp_pages_unmap(void *p, size_t len);
+
+/* Process numbers from /proc/self/smaps_rollup: Rss, AnonHugePages,
+ * Private_Hugetlb + Shared_Hugetlb (bytes).  0 on success, errno else. */
+struct hp_smaps { uint64_t rss, anon_huge, hugetlb; };
+int hp_pages_smaps(struct hp_smaps *out);
+
+/* ---- hugetlb blocks of the system backend (hugetlb_blocks.c) ---- */
+void *hp_blocks_alloc(size_t size, size_t align);   /* NULL: use another path */
+int hp_blocks_owns(const void *p);                   /* fast; thread-safe */
+size_t hp_blocks_size(const void *p);                /* usable bytes, 0 if not ours */
+void hp_blocks_free(void *p);
+void hp_blocks_counts(uint64_t *blocks, uint64_t *bytes, uint64_t *fallbacks);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * jemalloc.c - the jemalloc 5.3 backend, embedded.
+ *
+ * Debian's libjemalloc_pic.a is linked into libhugepolicy.so with its public
+ * names renamed to hpje_* at build time (objcopy --redefine-syms, see
+ * backends/jemalloc_embed.cmake), its C++ member dropped and its eager
+ * constructor removed: jemalloc initialises lazily on first use, so when it
+ * is not selected it never runs.  Because nothing of it has run yet, the
+ * configuration can still be set here through its malloc_conf symbol; the
+ * user's MALLOC_CONF is read by jemalloc after malloc_conf and wins
+ * (jemalloc(3), "TUNING").  Everything reported is read back via mallctl.
+ */
+#include "hp_backend.h"
+#include "hugepolicy.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* jemalloc's public API, renamed (jemalloc(3)). */
+void *hpje_malloc(size_t size);
+void hpje_free(void *p);
+void *hpje_calloc(size_t n, size_t size);
+void *hpje_realloc(void *p, size_t size);
+void *hpje_memalign(size_t align, size_t size);
+size_t hpje_malloc_usable_size(void *p);
+int hpje_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+extern const char *hpje_malloc_conf;
+
+static const char *user_conf;
+
+static int jemalloc_init(struct hp_plan *plan, struct hp_alloc_ops *ops)
+{
+	/* jemalloc(3): thp "always" madvises all its memory MADV_HUGEPAGE,
+	 * "never" MADV_NOHUGEPAGE; metadata_thp "auto" uses THP for metadata
+	 * once it is large enough, "disabled" never. */
+	hpje_malloc_conf = plan->pages == HP_PAGES_THP ? "thp:always,metadata_thp:auto"
+						       : "thp:never,metadata_thp:disabled";
+	user_conf = plan->user_malloc_conf;
+	const char *v = NULL;
+	size_t len = sizeof v;
+	int rc = hpje_mallctl("opt.thp", &v, &len, NULL, 0);   /* runs malloc_init */
+	if (rc != 0)
+		return rc;
+	ops->malloc = hpje_malloc;
+	ops->free = hpje_free;
+	ops->calloc = hpje_calloc;
+	ops->realloc = hpje_realloc;
+	ops->memalign = hpje_memalign;
+	ops->usable_size = hpje_malloc_usable_size;
+	/* what took effect decides the effective mode */
+	if (strcmp(v, "always") == 0 && plan->pages != HP_PAGES_THP) {
+		plan->pages = HP_PAGES_THP;
+		strcpy(plan->pages_reason, "MALLOC_CONF sets opt.thp=always");
+	} else if (strcmp(v, "always") != 0 && plan->pages == HP_PAGES_THP) {
+		plan->pages = HP_PAGES_OFF;
+		strcpy(plan->pages_reason, "opt.thp is not always (MALLOC_CONF, or the kernel has no THP)");
+	}
+	return 0;
+}
+
+static const char *read_str(const char *name)
+{
+	const char *v = NULL;
+	size_t len = sizeof v;
+	return hpje_mallctl(name, &v, &len, NULL, 0) == 0 && v ? v : "?";
+}
+
+static void jemalloc_describe(char *buf, size_t cap)
+{
+	struct hp_buf b = { buf, cap, 0 };
+	hp_buf_printf(&b, "jemalloc %s opt.thp=%s opt.metadata_thp=%s", read_str("version"),
+		      read_str("opt.thp"), read_str("opt.metadata_thp"));
+	if (user_conf)
+		hp_buf_printf(&b, " (MALLOC_CONF='%s' applied after hugepolicy's and wins)", user_conf);
+}
+
+static void read_size(const char *name, uint64_t *out)
+{
+	size_t v, len = sizeof v;
+	if (hpje_mallctl(name, &v, &len, NULL, 0) == 0)
+		*out = v;
+}
+
+static void jemalloc_stats(struct hugepolicy_stats *st)
+{
+	uint64_t epoch = 1;
+	size_t len = sizeof epoch;
+	hpje_mallctl("epoch", &epoch, &len, &epoch, len);   /* refresh stats.* */
+	read_size("stats.allocated", &st->allocated);
+	read_size("stats.active", &st->active);
+	read_size("stats.metadata", &st->metadata);
+	read_size("stats.resident", &st->resident);
+	read_size("stats.mapped", &st->mapped);
+	read_size("stats.retained", &st->retained);
+}
+
+const struct hp_backend hp_backend_jemalloc = {
+	.name = "jemalloc",
+	.init = jemalloc_init,
+	.describe = jemalloc_describe,
+	.stats = jemalloc_stats,
+};

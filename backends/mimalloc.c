@@ -1,0 +1,122 @@
+/*
+ * mimalloc.c - the mimalloc 2.0 backend, Debian's libmimalloc.so.2.
+ *
+ * Loaded only when selected, with dlopen(RTLD_LOCAL): its exported malloc
+ * and __libc_* names stay out of the global scope (its TLS is 8 bytes, so a
+ * late dlopen works).  Options are set through mi_option_set before the first
+ * allocation routed to it; a user's MIMALLOC_* variable is left alone and
+ * wins.  Option names are mimalloc's: large_os_pages ("use large (2MiB) OS
+ * pages"), reserve_huge_os_pages; reservation through mi_reserve_* (mimalloc.h).
+ */
+#define _GNU_SOURCE
+#include "hp_backend.h"
+#include "hugepolicy.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <mimalloc.h>           /* option ids and types only: nothing is linked */
+#include <stdbool.h>
+#include <string.h>
+
+enum {
+	MI_LARGE_OS_PAGES = mi_option_large_os_pages,
+	MI_RESERVE_HUGE_OS_PAGES = mi_option_reserve_huge_os_pages,
+	MI_EAGER_COMMIT = mi_option_eager_commit,
+};
+
+static struct {
+	void (*option_set)(int, long);
+	long (*option_get)(int);
+	int (*version)(void);
+	int (*reserve_huge_at)(size_t pages, int node, size_t timeout_ms);
+	int (*reserve_os_memory)(size_t size, bool commit, bool allow_large);
+	void (*process_info)(size_t *, size_t *, size_t *, size_t *, size_t *, size_t *, size_t *, size_t *);
+} mi;
+
+static char reserve_note[160];
+static const char *user_large;
+
+#define SYM(h, name) dlsym(h, name)
+
+static int mimalloc_init(struct hp_plan *plan, struct hp_alloc_ops *ops)
+{
+	void *h = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return ENOENT;
+	ops->malloc = (void *(*)(size_t))SYM(h, "mi_malloc");
+	ops->free = (void (*)(void *))SYM(h, "mi_free");
+	ops->calloc = (void *(*)(size_t, size_t))SYM(h, "mi_calloc");
+	ops->realloc = (void *(*)(void *, size_t))SYM(h, "mi_realloc");
+	ops->memalign = (void *(*)(size_t, size_t))SYM(h, "mi_memalign");
+	ops->usable_size = (size_t (*)(void *))SYM(h, "mi_usable_size");
+	mi.option_set = (void (*)(int, long))SYM(h, "mi_option_set");
+	mi.option_get = (long (*)(int))SYM(h, "mi_option_get");
+	mi.version = (int (*)(void))SYM(h, "mi_version");
+	mi.reserve_huge_at = (int (*)(size_t, int, size_t))SYM(h, "mi_reserve_huge_os_pages_at");
+	mi.reserve_os_memory = (int (*)(size_t, bool, bool))SYM(h, "mi_reserve_os_memory");
+	mi.process_info = (void (*)(size_t *, size_t *, size_t *, size_t *, size_t *, size_t *, size_t *, size_t *))
+		SYM(h, "mi_process_info");
+	if (!ops->malloc || !ops->free || !ops->calloc || !ops->realloc || !ops->memalign ||
+	    !ops->usable_size || !mi.option_set || !mi.option_get || !mi.version)
+		return ENOENT;                  /* the handle stays: its code may already be in use */
+
+	user_large = plan->user_mi_large;
+	if (!user_large)
+		mi.option_set(MI_LARGE_OS_PAGES, plan->pages != HP_PAGES_OFF);
+	else if (mi.option_get(MI_LARGE_OS_PAGES) && plan->pages == HP_PAGES_OFF) {
+		plan->pages = plan->thp_available ? HP_PAGES_THP : HP_PAGES_HUGETLB;
+		strcpy(plan->pages_reason, "MIMALLOC_LARGE_OS_PAGES is set and wins");
+	}
+
+	reserve_note[0] = '\0';
+	if (plan->pages == HP_PAGES_HUGETLB && plan->reserve > 0 && !plan->user_mi_reserve) {
+		struct hp_buf b = { reserve_note, sizeof reserve_note, 0 };
+		size_t gib = (size_t)((plan->reserve + (1ull << 30) - 1) >> 30);
+		/* 2.0.x reserves 1 GiB pages in mi_reserve_huge_os_pages_*; where
+		 * there are none, an arena of 2 MiB large pages via reserve_os_memory */
+		int rc = mi.reserve_huge_at ? mi.reserve_huge_at(gib, 0, 1000 * gib) : ENOSYS;
+		if (rc == 0) {
+			hp_buf_printf(&b, "reserved %zu GiB of 1 GiB huge pages", gib);
+		} else {
+			int rc2 = mi.reserve_os_memory ? mi.reserve_os_memory((size_t)plan->reserve, true, true) : ENOSYS;
+			if (rc2 == 0)
+				hp_buf_printf(&b, "reserved %llu B arena (large OS pages allowed; 1 GiB pages: %s)",
+					      (unsigned long long)plan->reserve, strerror(rc));
+			else
+				hp_buf_printf(&b, "reservation of %llu B failed (%s)",
+					      (unsigned long long)plan->reserve, strerror(rc2));
+		}
+	}
+	return 0;
+}
+
+static void mimalloc_describe(char *buf, size_t cap)
+{
+	struct hp_buf b = { buf, cap, 0 };
+	int v = mi.version ? mi.version() : 0;
+	hp_buf_printf(&b, "mimalloc %d.%d.%d large_os_pages=%ld reserve_huge_os_pages=%ld eager_commit=%ld",
+		      v / 100, (v / 10) % 10, v % 10,
+		      mi.option_get ? mi.option_get(MI_LARGE_OS_PAGES) : -1L,
+		      mi.option_get ? mi.option_get(MI_RESERVE_HUGE_OS_PAGES) : -1L,
+		      mi.option_get ? mi.option_get(MI_EAGER_COMMIT) : -1L);
+	if (user_large)
+		hp_buf_printf(&b, " (MIMALLOC_LARGE_OS_PAGES='%s' wins)", user_large);
+	if (reserve_note[0])
+		hp_buf_printf(&b, "; %s", reserve_note);
+}
+
+static void mimalloc_stats(struct hugepolicy_stats *st)
+{
+	size_t elapsed, user, sys, rss, peak_rss, commit, peak_commit, faults;
+	if (!mi.process_info)
+		return;
+	mi.process_info(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit, &faults);
+	st->mapped = commit;    /* mimalloc's "committed": memory it has mapped and committed */
+}
+
+const struct hp_backend hp_backend_mimalloc = {
+	.name = "mimalloc",
+	.init = mimalloc_init,
+	.describe = mimalloc_describe,
+	.stats = mimalloc_stats,
+};

@@ -1,0 +1,205 @@
+/*
+ * system.c - the glibc malloc backend.
+ *
+ * glibc's allocator is reached through a handle to libc itself
+ * (dlopen("libc.so.6", RTLD_NOLOAD)) and its __libc_* names: in the global
+ * scope `malloc` is hugepolicy's, and a library loaded before libc may even
+ * own `__libc_malloc` (DESIGN.md, mimalloc as DT_NEEDED).
+ *
+ * pages=thp: blocks >= threshold get madvise(MADV_HUGEPAGE) on their 2 MiB-
+ *   aligned interior before first touch (numpy's 4 MiB rule; kernel
+ *   transhuge.rst, "madvise" mode).
+ * pages=hugetlb: blocks >= threshold are mapped from the 2 MiB pool
+ *   (hugetlb_blocks.c); when the pool or a cgroup limit says no, the block
+ *   falls back to the THP path (or base pages if THP is never), said once.
+ */
+#define _GNU_SOURCE
+#include "hp_backend.h"
+#include "hugepolicy.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <gnu/libc-version.h>
+#include <malloc.h>
+#include <stdatomic.h>
+#include <string.h>
+
+static struct hp_alloc_ops libc;                 /* glibc's own entry points */
+static struct mallinfo2 (*libc_mallinfo2)(void);
+static size_t threshold = 4u * HP_MIB;
+static int mode = HP_PAGES_OFF;                  /* effective mode */
+static int fallback_thp;                         /* hugetlb fallback may use THP */
+static int verbose;
+static atomic_int said_fallback, said_first_block;
+
+static void *thp_advise(void *p, size_t n)
+{
+	if (p && n >= threshold)
+		hp_pages_advise_thp(p, n);
+	return p;
+}
+
+/* ---- pages=thp ---- */
+static void *thp_malloc(size_t n) { return thp_advise(libc.malloc(n), n); }
+static void *thp_memalign(size_t a, size_t n) { return thp_advise(libc.memalign(a, n), n); }
+static void *thp_realloc(void *p, size_t n) { return thp_advise(libc.realloc(p, n), n); }
+static void *thp_calloc(size_t c, size_t n)
+{
+	/* glibc's calloc of an mmapped chunk does not touch it: advise after */
+	void *p = libc.calloc(c, n);
+	return c && n ? thp_advise(p, c * n) : p;
+}
+
+/* ---- pages=hugetlb ---- */
+static void *fallback(size_t n, void *p)
+{
+	if (p)
+		return fallback_thp ? thp_advise(p, n) : p;
+	return NULL;
+}
+
+static void *from_pool(size_t n, size_t align)
+{
+	if (n < threshold)
+		return NULL;
+	int saved = errno;
+	void *p = hp_blocks_alloc(n, align);
+	if (p) {
+		if (verbose && !atomic_exchange(&said_first_block, 1))
+			hp_say("hugetlb: first block of %zu bytes mapped and populated from the 2 MiB pool", n);
+	} else if (!atomic_exchange(&said_fallback, 1)) {
+		hp_say("hugetlb: a %zu-byte block could not be taken from the 2 MiB pool (%s); "
+		       "such blocks now use %s", n, strerror(errno), fallback_thp ? "THP" : "base pages");
+	}
+	errno = saved;
+	return p;
+}
+
+static void *tlb_malloc(size_t n)
+{
+	void *p = from_pool(n, 0);
+	return p ? p : fallback(n, libc.malloc(n));
+}
+
+static void *tlb_calloc(size_t c, size_t n)
+{
+	if (n && c > SIZE_MAX / n) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	void *p = from_pool(c * n, 0);          /* hugetlb pages arrive zeroed */
+	return p ? p : fallback(c * n, libc.calloc(c, n));
+}
+
+static void *tlb_memalign(size_t a, size_t n)
+{
+	void *p = from_pool(n, a);
+	return p ? p : fallback(n, libc.memalign(a, n));
+}
+
+static void tlb_free(void *p)
+{
+	if (hp_blocks_owns(p))
+		hp_blocks_free(p);
+	else
+		libc.free(p);
+}
+
+static size_t tlb_usable(void *p)
+{
+	size_t n = hp_blocks_size(p);
+	return n ? n : libc.usable_size(p);
+}
+
+static void *tlb_realloc(void *p, size_t n)
+{
+	size_t old = hp_blocks_size(p);
+	if (p == NULL)
+		return tlb_malloc(n);
+	if (old == 0 && n < threshold)
+		return libc.realloc(p, n);
+	if (old != 0 && n <= old && n >= threshold)
+		return p;                       /* shrinking inside the block */
+	void *q = tlb_malloc(n);
+	if (!q)
+		return NULL;                    /* p untouched, errno set */
+	size_t keep = old ? old : libc.usable_size(p);
+	memcpy(q, p, keep < n ? keep : n);
+	tlb_free(p);
+	return q;
+}
+
+static int resolve(void)
+{
+	void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		return ENOENT;
+	libc.malloc = (void *(*)(size_t))dlsym(h, "__libc_malloc");
+	libc.free = (void (*)(void *))dlsym(h, "__libc_free");
+	libc.calloc = (void *(*)(size_t, size_t))dlsym(h, "__libc_calloc");
+	libc.realloc = (void *(*)(void *, size_t))dlsym(h, "__libc_realloc");
+	libc.memalign = (void *(*)(size_t, size_t))dlsym(h, "__libc_memalign");
+	libc.usable_size = (size_t (*)(void *))dlsym(h, "malloc_usable_size");
+	libc_mallinfo2 = (struct mallinfo2 (*)(void))dlsym(h, "mallinfo2");
+	dlclose(h);                             /* NOLOAD handle: drops the extra reference */
+	if (!libc.malloc || !libc.free || !libc.calloc || !libc.realloc || !libc.memalign || !libc.usable_size)
+		return ENOENT;
+	return 0;
+}
+
+static int system_init(struct hp_plan *plan, struct hp_alloc_ops *ops)
+{
+	int rc = resolve();
+	if (rc != 0)
+		return rc;
+	threshold = (size_t)plan->threshold;
+	mode = plan->pages;
+	verbose = plan->verbose;
+	fallback_thp = plan->thp_available;
+	*ops = libc;
+	if (mode == HP_PAGES_THP) {
+		ops->malloc = thp_malloc;
+		ops->calloc = thp_calloc;
+		ops->realloc = thp_realloc;
+		ops->memalign = thp_memalign;
+	} else if (mode == HP_PAGES_HUGETLB) {
+		ops->malloc = tlb_malloc;
+		ops->free = tlb_free;
+		ops->calloc = tlb_calloc;
+		ops->realloc = tlb_realloc;
+		ops->memalign = tlb_memalign;
+		ops->usable_size = tlb_usable;
+	}
+	return 0;
+}
+
+static void system_describe(char *buf, size_t cap)
+{
+	struct hp_buf b = { buf, cap, 0 };
+	hp_buf_printf(&b, "glibc %s", gnu_get_libc_version());
+	if (mode == HP_PAGES_THP)
+		hp_buf_printf(&b, ", MADV_HUGEPAGE on blocks >= %zu B", threshold);
+	else if (mode == HP_PAGES_HUGETLB)
+		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool, fallback %s",
+			      threshold, fallback_thp ? "THP" : "base pages");
+	else
+		hp_buf_printf(&b, ", base pages");
+}
+
+static void system_stats(struct hugepolicy_stats *st)
+{
+	uint64_t blocks, bytes, fb;
+	hp_blocks_counts(&blocks, &bytes, &fb);
+	if (libc_mallinfo2) {
+		struct mallinfo2 mi = libc_mallinfo2();
+		st->allocated = mi.uordblks + mi.hblkhd + bytes;   /* in-use chunks + mmapped chunks */
+		st->mapped = mi.arena + mi.hblkhd + bytes;         /* sbrk/heap bytes + mmapped */
+	}
+}
+
+const struct hp_backend hp_backend_system = {
+	.name = "system",
+	.init = system_init,
+	.describe = system_describe,
+	.stats = system_stats,
+};

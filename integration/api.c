@@ -1,0 +1,157 @@
+/*
+ * api.c - the public introspection API of hugepolicy.h and the report that
+ * HUGEPOLICY_STATS prints at exit.  Numbers are read back from the backend
+ * and the kernel at the moment of the call, never echoed from the request
+ * (jemalloc's mallctl habit: opt.* is what took effect).
+ */
+#define _GNU_SOURCE
+#include "hp_dispatch.h"
+#include "hp_init.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/resource.h>
+
+static void copy_name(char *dst, size_t cap, const char *src)
+{
+	hp_strlcpy(dst, src, cap);
+}
+
+static void fill(struct hugepolicy_stats *st)
+{
+	uint32_t size = st->size;
+	memset(st, 0, sizeof *st);
+	st->size = size;
+	st->allocated = st->active = st->metadata = HUGEPOLICY_UNKNOWN;
+	st->resident = st->mapped = st->retained = HUGEPOLICY_UNKNOWN;
+	st->rss = st->anon_huge = st->hugetlb = HUGEPOLICY_UNKNOWN;
+	copy_name(st->backend, sizeof st->backend, hugepolicy_backend());
+	copy_name(st->pages_requested, sizeof st->pages_requested, hp_pages_name(hp_rt.plan.pages_requested));
+	copy_name(st->pages_effective, sizeof st->pages_effective, hugepolicy_pages());
+	if (hp_rt.backend) {
+		hp_rt.backend->describe(st->config, sizeof st->config);
+		hp_rt.backend->stats(st);
+	}
+	struct hp_smaps sm;
+	if (hp_pages_smaps(&sm) == 0) {
+		st->rss = sm.rss;
+		st->anon_huge = sm.anon_huge;
+		st->hugetlb = sm.hugetlb;
+	}
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		st->minor_faults = (uint64_t)ru.ru_minflt;
+		st->major_faults = (uint64_t)ru.ru_majflt;
+		st->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
+	}
+	hp_blocks_counts(&st->hugetlb_blocks, &st->hugetlb_bytes, &st->hugetlb_fallbacks);
+}
+
+HP_EXPORT int hugepolicy_stats(struct hugepolicy_stats *st)
+{
+	if (!st || st->size < offsetof(struct hugepolicy_stats, allocated))
+		return EINVAL;
+	hp_init();
+	struct hugepolicy_stats full;
+	full.size = sizeof full;
+	fill(&full);
+	size_t n = st->size < sizeof full ? st->size : sizeof full;
+	full.size = st->size;
+	memcpy(st, &full, n);
+	return 0;
+}
+
+HP_EXPORT const char *hugepolicy_backend(void)
+{
+	hp_init();
+	return hp_rt.backend ? hp_rt.backend->name : "none";
+}
+
+HP_EXPORT const char *hugepolicy_pages(void)
+{
+	hp_init();
+	return hp_pages_name(hp_rt.plan.pages);
+}
+
+/* ---- the report ---- */
+
+static void num(struct hp_buf *b, const char *name, uint64_t v, int json, int *first)
+{
+	if (json) {
+		if (v == HUGEPOLICY_UNKNOWN)
+			hp_buf_printf(b, "%s\"%s\":null", *first ? "" : ",", name);
+		else
+			hp_buf_printf(b, "%s\"%s\":%llu", *first ? "" : ",", name, (unsigned long long)v);
+		*first = 0;
+	} else if (v == HUGEPOLICY_UNKNOWN) {
+		hp_buf_printf(b, "  %-22s unknown\n", name);
+	} else {
+		hp_buf_printf(b, "  %-22s %llu\n", name, (unsigned long long)v);
+	}
+}
+
+static void json_text(struct hp_buf *b, const char *name, const char *s)
+{
+	hp_buf_printf(b, ",\"%s\":\"", name);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') hp_buf_printf(b, "\\%c", c);
+		else if (c < 0x20) hp_buf_printf(b, "\\u%04x", c);
+		else hp_buf_printf(b, "%c", c);
+	}
+	hp_buf_printf(b, "\"");
+}
+
+HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
+{
+	char text[4096];
+	struct hp_buf b = { text, sizeof text, 0 };
+	struct hugepolicy_stats st;
+	int json = (flags & HUGEPOLICY_REPORT_JSON) != 0, first = 0;
+	st.size = sizeof st;
+	hugepolicy_stats(&st);
+	if (json) {
+		hp_buf_printf(&b, "hugepolicy-stats: {\"backend\":\"%s\"", st.backend);
+		json_text(&b, "pages_requested", st.pages_requested);
+		json_text(&b, "pages", st.pages_effective);
+		json_text(&b, "reason", hp_rt.plan.pages_reason);
+		json_text(&b, "config", st.config);
+		hp_buf_printf(&b, ",");
+		first = 1;
+	} else {
+		hp_buf_printf(&b, "hugepolicy: report at exit\n");
+		hp_buf_printf(&b, "  %-22s %s\n", "backend", st.backend);
+		hp_buf_printf(&b, "  %-22s %s (asked %s): %s\n", "pages", st.pages_effective,
+			      st.pages_requested, hp_rt.plan.pages_reason);
+		hp_buf_printf(&b, "  %-22s %s\n", "config", st.config);
+	}
+	num(&b, "stats.allocated", st.allocated, json, &first);
+	num(&b, "stats.active", st.active, json, &first);
+	num(&b, "stats.metadata", st.metadata, json, &first);
+	num(&b, "stats.resident", st.resident, json, &first);
+	num(&b, "stats.mapped", st.mapped, json, &first);
+	num(&b, "stats.retained", st.retained, json, &first);
+	num(&b, "process.rss", st.rss, json, &first);
+	num(&b, "process.anon_huge_pages", st.anon_huge, json, &first);
+	num(&b, "process.hugetlb", st.hugetlb, json, &first);
+	num(&b, "process.peak_rss", st.peak_rss, json, &first);
+	num(&b, "process.minor_faults", st.minor_faults, json, &first);
+	num(&b, "process.major_faults", st.major_faults, json, &first);
+	num(&b, "hugepolicy.hugetlb_blocks", st.hugetlb_blocks, json, &first);
+	num(&b, "hugepolicy.hugetlb_bytes", st.hugetlb_bytes, json, &first);
+	num(&b, "hugepolicy.hugetlb_fallbacks", st.hugetlb_fallbacks, json, &first);
+	if (json)
+		hp_buf_printf(&b, "}\n");
+	return hp_write_all(fd, text, b.len);
+}
+
+void hp_say_obtained(void)
+{
+	struct hp_smaps sm;
+	if (hp_pages_smaps(&sm) != 0)
+		return;
+	hp_say("at exit: AnonHugePages %llu kB, Hugetlb %llu kB, Rss %llu kB",
+	       (unsigned long long)(sm.anon_huge >> 10), (unsigned long long)(sm.hugetlb >> 10),
+	       (unsigned long long)(sm.rss >> 10));
+}

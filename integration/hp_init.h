@@ -1,0 +1,20 @@
+/* hp_init.h - the start-up result shared by init.c and api.c. */
+#ifndef HP_INIT_H
+#define HP_INIT_H
+
+#include "../backends/hp_backend.h"
+#include "hugepolicy.h"
+
+struct hp_runtime {
+	struct hp_probe probe;
+	struct hp_plan plan;
+	const struct hp_backend *backend;   /* NULL until start-up succeeded */
+	const char *backend_source;         /* "HUGEPOLICY_BACKEND", "default", "fallback" */
+};
+
+extern struct hp_runtime hp_rt;
+
+int hp_ready(void);
+void hp_say_obtained(void);     /* one line: what the kernel says the process has */
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * init.c - start-up: environment -> options -> probe -> plan -> backend.
+ *
+ * Runs once, at the first allocation of the process or in the library
+ * constructor, whichever comes first.  A thread that allocates while another
+ * thread runs start-up waits for it (sched_yield loop); the thread running it
+ * is served by the bootstrap arena when it re-enters malloc.  The plan is
+ * read-only afterwards.  A backend that cannot run here (libmimalloc.so.2
+ * missing, say) falls back to the system backend, said in one line.
+ */
+#define _GNU_SOURCE
+#include "hp_dispatch.h"
+#include "hp_init.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct hp_alloc_ops *_Atomic hp_current = &hp_boot_ops;
+
+enum { STATE_NONE, STATE_RUNNING, STATE_READY };
+static atomic_int state = STATE_NONE;
+static atomic_ulong owner;
+static struct hp_alloc_ops backend_ops;
+
+struct hp_runtime hp_rt;     /* written during start-up only */
+
+static const struct hp_backend *const backends[HP_BACKEND_COUNT] = {
+	[HP_BACKEND_SYSTEM] = &hp_backend_system,
+	[HP_BACKEND_JEMALLOC] = &hp_backend_jemalloc,
+	[HP_BACKEND_MIMALLOC] = &hp_backend_mimalloc,
+};
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);    /* glibc getenv does not allocate */
+}
+
+static void start_up(void)
+{
+	struct hp_options o;
+	hp_options_read(&o, env_get);
+	hp_probe_read(&hp_rt.probe);
+	hp_plan_make(&o, &hp_rt.probe, &hp_rt.plan);
+	hp_rt.backend_source = (o.set_mask & (1u << HP_OPT_BACKEND)) ? "HUGEPOLICY_BACKEND" : "default";
+
+	const struct hp_backend *be = backends[hp_rt.plan.backend];
+	int rc = be->init(&hp_rt.plan, &backend_ops);
+	if (rc != 0 && be != &hp_backend_system) {
+		hp_say("backend %s cannot run here (%s); using system", be->name, strerror(rc));
+		o.backend = HP_BACKEND_SYSTEM;
+		hp_plan_make(&o, &hp_rt.probe, &hp_rt.plan);
+		hp_rt.backend_source = "fallback";
+		be = &hp_backend_system;
+		rc = be->init(&hp_rt.plan, &backend_ops);
+	}
+	if (rc != 0) {
+		hp_say("glibc's allocator cannot be found (%s); allocations fail", strerror(rc));
+		return;                 /* stay on the bootstrap ops */
+	}
+	hp_rt.backend = be;
+	atomic_store_explicit(&hp_current, &backend_ops, memory_order_release);
+}
+
+static void say_decisions(void)
+{
+	char cfg[256];
+	const struct hp_plan *pl = &hp_rt.plan;
+	if (!pl->verbose || !hp_rt.backend)
+		return;
+	hp_say("backend %s (%s)", hp_rt.backend->name, hp_rt.backend_source);
+	hp_say("pages %s (asked %s): %s", hp_pages_name(pl->pages), hp_pages_name(pl->pages_requested),
+	       pl->pages_reason);
+	hp_rt.backend->describe(cfg, sizeof cfg);
+	hp_say("config %s", cfg);
+}
+
+const struct hp_alloc_ops *hp_init(void)
+{
+	int s = atomic_load_explicit(&state, memory_order_acquire);
+	if (s == STATE_READY)
+		return hp_ops();
+	unsigned long self = (unsigned long)pthread_self();
+	if (s == STATE_RUNNING && atomic_load(&owner) == self)
+		return NULL;            /* re-entrant: bootstrap arena */
+	int expected = STATE_NONE;
+	if (atomic_compare_exchange_strong(&state, &expected, STATE_RUNNING)) {
+		atomic_store(&owner, self);
+		start_up();
+		atomic_store_explicit(&state, STATE_READY, memory_order_release);
+		say_decisions();
+		return hp_ops() == &hp_boot_ops ? NULL : hp_ops();
+	}
+	while (atomic_load_explicit(&state, memory_order_acquire) != STATE_READY)
+		sched_yield();
+	return hp_ops() == &hp_boot_ops ? NULL : hp_ops();
+}
+
+int hp_ready(void)
+{
+	return atomic_load_explicit(&state, memory_order_acquire) == STATE_READY;
+}
+
+__attribute__((constructor)) static void hp_constructor(void)
+{
+	hp_init();
+}
+
+__attribute__((destructor)) static void hp_destructor(void)
+{
+	if (!hp_ready())
+		return;
+	if (hp_rt.plan.stats != HP_STATS_NONE)
+		hugepolicy_report(2, hp_rt.plan.stats == HP_STATS_JSON ? HUGEPOLICY_REPORT_JSON : 0);
+	else if (hp_rt.plan.verbose)
+		hp_say_obtained();
+}

@@ -1,0 +1,150 @@
+/*
+ * malloc.c - the C malloc family that hosts bind to.  Each entry point is
+ * one indirect call to the selected backend's plain entry point (measured:
+ * a function-pointer dispatch costs 5-15 % on malloc(32)/free, mallocx/
+ * dallocx ~2x); argument checks the C standard and POSIX ask for are done
+ * here once, for every backend.  Also defines glibc's __libc_* names so that
+ * no host can reach an allocator other than the selected one.
+ *
+ * All functions are thread-safe, as the C standard requires.
+ */
+#define _GNU_SOURCE
+#include "hp_dispatch.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+static size_t page_size(void)
+{
+	return (size_t)getpagesize();
+}
+
+static int is_pow2(size_t a)
+{
+	return a != 0 && (a & (a - 1)) == 0;
+}
+
+HP_EXPORT void *malloc(size_t size)
+{
+	return hp_ops()->malloc(size);
+}
+
+HP_EXPORT void free(void *p)
+{
+	if (hp_boot_owns(p))
+		return;                 /* bootstrap blocks live forever */
+	hp_ops()->free(p);
+}
+
+HP_EXPORT void *calloc(size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		errno = ENOMEM;         /* C11 7.22.3.2: overflow -> null */
+		return NULL;
+	}
+	return hp_ops()->calloc(n, size);
+}
+
+HP_EXPORT void *realloc(void *p, size_t size)
+{
+	if (hp_boot_owns(p)) {
+		size_t old = hp_boot_size(p);
+		void *q = malloc(size ? size : 1);
+		if (q)
+			memcpy(q, p, old < size ? old : size);
+		return q;
+	}
+	return hp_ops()->realloc(p, size);
+}
+
+HP_EXPORT void *reallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, n * size);
+}
+
+/* Alignment a power of two; small ones are what malloc gives anyway. */
+static void *aligned(size_t align, size_t size)
+{
+	if (align <= 16)
+		return hp_ops()->malloc(size);
+	return hp_ops()->memalign(align, size);
+}
+
+HP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	if (!is_pow2(align) || align % sizeof(void *) != 0)
+		return EINVAL;          /* POSIX: *out untouched */
+	int saved = errno;
+	void *p = aligned(align, size);
+	if (!p) {
+		errno = saved;
+		return ENOMEM;
+	}
+	*out = p;
+	errno = saved;
+	return 0;
+}
+
+HP_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	if (!is_pow2(align)) {
+		errno = EINVAL;         /* C17 DR 460: unsupported alignment -> null */
+		return NULL;
+	}
+	return aligned(align, size);
+}
+
+HP_EXPORT void *memalign(size_t align, size_t size)
+{
+	if (!is_pow2(align)) {
+		/* glibc rounds a non-power-of-two alignment up; so do we */
+		if (align > SIZE_MAX / 2 + 1) {
+			errno = EINVAL;
+			return NULL;
+		}
+		size_t a = 1;
+		while (a < align)
+			a <<= 1;
+		align = a;
+	}
+	return aligned(align, size);
+}
+
+HP_EXPORT void *valloc(size_t size)
+{
+	return aligned(page_size(), size);
+}
+
+HP_EXPORT void *pvalloc(size_t size)
+{
+	size_t ps = page_size();
+	if (size > SIZE_MAX - ps) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	size_t rounded = size ? (size + ps - 1) & ~(ps - 1) : ps;
+	return aligned(ps, rounded);
+}
+
+HP_EXPORT size_t malloc_usable_size(void *p)
+{
+	if (p == NULL)
+		return 0;
+	if (hp_boot_owns(p))
+		return hp_boot_size(p);
+	return hp_ops()->usable_size(p);
+}
+
+/* glibc's internal names, which some programs and libraries call directly. */
+HP_EXPORT void *__libc_malloc(size_t size) { return malloc(size); }
+HP_EXPORT void __libc_free(void *p) { free(p); }
+HP_EXPORT void *__libc_calloc(size_t n, size_t size) { return calloc(n, size); }
+HP_EXPORT void *__libc_realloc(void *p, size_t size) { return realloc(p, size); }
+HP_EXPORT void *__libc_memalign(size_t align, size_t size) { return memalign(align, size); }
+HP_EXPORT void *__libc_valloc(size_t size) { return valloc(size); }
+HP_EXPORT void *__libc_pvalloc(size_t size) { return pvalloc(size); }

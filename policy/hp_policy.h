@@ -1,0 +1,125 @@
+/*
+ * hp_policy.h - internal interface of policy/: options, probe, plan, report.
+ * Internal names carry the hp_ prefix; nothing here is exported from the
+ * shared library.  Nothing in policy/ allocates through malloc: it may run
+ * inside the first malloc call of the process.
+ */
+#ifndef HP_POLICY_H
+#define HP_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HP_MIB (1024u * 1024u)
+#define HP_HUGE_2M (2u * HP_MIB)
+
+enum hp_backend_id { HP_BACKEND_SYSTEM, HP_BACKEND_JEMALLOC, HP_BACKEND_MIMALLOC, HP_BACKEND_COUNT };
+enum hp_pages { HP_PAGES_OFF, HP_PAGES_THP, HP_PAGES_HUGETLB, HP_PAGES_AUTO, HP_PAGES_COUNT };
+enum hp_stats_mode { HP_STATS_NONE, HP_STATS_TEXT, HP_STATS_JSON };
+
+const char *hp_backend_name(int id);
+const char *hp_pages_name(int pages);
+
+/* ---- options (options.c): one table, like mimalloc's options.c ---- */
+enum hp_option_id {
+	HP_OPT_BACKEND, HP_OPT_PAGES, HP_OPT_THRESHOLD, HP_OPT_RESERVE,
+	HP_OPT_VERBOSE, HP_OPT_STATS, HP_OPT_COUNT
+};
+
+struct hp_options {
+	int backend;            /* enum hp_backend_id */
+	int pages;              /* enum hp_pages */
+	uint64_t threshold;     /* bytes: blocks at least this big get huge pages (system backend) */
+	uint64_t reserve;       /* bytes to reserve from the hugetlb pool up front (mimalloc) */
+	int verbose;            /* 0/1 */
+	int stats;              /* enum hp_stats_mode */
+	unsigned set_mask;      /* bit i: option i was given (and valid) */
+	unsigned bad_mask;      /* bit i: option i was given and invalid */
+	/* the backends' own variables, which win over hugepolicy's settings */
+	const char *user_malloc_conf;   /* MALLOC_CONF (jemalloc), NULL if unset */
+	const char *user_mi_large;      /* MIMALLOC_LARGE_OS_PAGES, NULL if unset */
+	const char *user_mi_reserve;    /* MIMALLOC_RESERVE_HUGE_OS_PAGES, NULL if unset */
+};
+
+struct hp_option_row {
+	const char *name;       /* "backend" */
+	const char *env;        /* "HUGEPOLICY_BACKEND" */
+	const char *def;        /* default, as text */
+	const char *accepted;   /* what the parser accepts, for messages */
+	int (*parse)(const char *text, struct hp_options *o); /* 0 ok, -1 bad */
+	const char *doc;        /* one line */
+};
+
+extern const struct hp_option_row hp_option_table[HP_OPT_COUNT];
+
+/* Fill *o with defaults, then apply getter(env name) for every row (getter is
+ * getenv in the library; tests pass their own).  An invalid value prints one
+ * line on stderr naming variable, value and the fallback, keeps the default,
+ * and sets the bit in bad_mask.  Returns the number of invalid values. */
+int hp_options_read(struct hp_options *o, const char *(*getter)(const char *name));
+void hp_options_defaults(struct hp_options *o);
+
+/* Parsers, exposed for tests: 0 ok, -1 invalid. */
+int hp_parse_size(const char *s, uint64_t *out);   /* "4M", "4MiB", "4194304", "1G" */
+int hp_parse_bool(const char *s, int *out);        /* 1/true/yes/on, 0/false/no/off */
+
+/* ---- probe (probe.c): what the machine offers, read from /sys and /proc ---- */
+enum hp_thp_mode { HP_THP_ALWAYS, HP_THP_MADVISE, HP_THP_NEVER, HP_THP_MISSING };
+
+struct hp_pool {
+	uint64_t page_size;     /* bytes */
+	uint64_t total, free, resv, surp;   /* pages: nr_hugepages, free_, resv_, surplus_ */
+	int64_t cg_max;         /* bytes, cgroup v2 hugetlb.<size>.max; -1 = no limit/none */
+	int64_t cg_current;     /* bytes, hugetlb.<size>.current; -1 unknown */
+};
+
+#define HP_MAX_POOLS 4
+struct hp_probe {
+	int thp_enabled;        /* enum hp_thp_mode */
+	char thp_defrag[24];    /* the bracketed word of .../defrag, "" if missing */
+	int max_ptes_none;      /* khugepaged/max_ptes_none, -1 if missing */
+	int npools;
+	struct hp_pool pools[HP_MAX_POOLS];
+	int numa_nodes;         /* from /sys/devices/system/node/online, >= 1 */
+	char kernel[64];        /* uname release */
+	int kernel_major, kernel_minor;
+	char cgroup[128];       /* cgroup v2 path of the process, "" if unknown */
+};
+
+void hp_probe_read(struct hp_probe *p);
+/* The 2 MiB pool, or NULL. */
+const struct hp_pool *hp_probe_pool(const struct hp_probe *p, uint64_t page_size);
+/* Pages of that pool a new mapping may take now: Free - Rsvd, bounded by the cgroup limit. */
+uint64_t hp_pool_available(const struct hp_pool *pool);
+const char *hp_thp_name(int thp);
+
+/* ---- plan (plan.c): options + probe -> decisions with reasons; pure ---- */
+struct hp_plan {
+	int backend;            /* enum hp_backend_id */
+	int pages_requested;    /* enum hp_pages, may be AUTO */
+	int pages;              /* effective: OFF, THP or HUGETLB */
+	uint64_t threshold;     /* bytes */
+	uint64_t reserve;       /* bytes */
+	int verbose;
+	int stats;
+	int thp_available;      /* kernel THP enabled is always or madvise */
+	const char *user_malloc_conf, *user_mi_large, *user_mi_reserve;  /* from hp_options */
+	char pages_reason[256]; /* why `pages` was chosen */
+};
+
+void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *out);
+
+/* ---- report (report.c): output that is safe inside malloc ---- */
+/* One line "hugepolicy: <text>\n" on stderr; fixed buffer, write(2). */
+void hp_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Append to a bounded buffer; never overflows, always NUL-terminated. */
+struct hp_buf { char *p; size_t cap, len; };
+void hp_buf_printf(struct hp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Copy src into dst[cap], truncating; always NUL-terminated. */
+void hp_strlcpy(char *dst, const char *src, size_t cap);
+/* Write all of buf to fd; 0 or errno. */
+int hp_write_all(int fd, const char *s, size_t n);
+/* The probe and what auto would choose, as text or JSON, into b. */
+void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b);
+
+#endif

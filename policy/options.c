@@ -1,0 +1,175 @@
+/*
+ * options.c - the option table: name, env var, default, parser, doc.
+ * Borrowed idea: mimalloc's src/options.c (one row per option, env var
+ * derived from the name, 1/true/yes/on and 0/false/no/off, one warning for
+ * an invalid value, then the default).  Adding an option is adding a row.
+ */
+#include "hp_policy.h"
+
+#include <string.h>
+#include <strings.h>
+
+static const char *const backend_names[HP_BACKEND_COUNT] = { "system", "jemalloc", "mimalloc" };
+static const char *const pages_names[HP_PAGES_COUNT] = { "off", "thp", "hugetlb", "auto" };
+
+const char *hp_backend_name(int id)
+{
+	return (id >= 0 && id < HP_BACKEND_COUNT) ? backend_names[id] : "?";
+}
+
+const char *hp_pages_name(int pages)
+{
+	return (pages >= 0 && pages < HP_PAGES_COUNT) ? pages_names[pages] : "?";
+}
+
+static int match_word(const char *s, const char *const *words, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcasecmp(s, words[i]) == 0)
+			return i;
+	return -1;
+}
+
+int hp_parse_bool(const char *s, int *out)
+{
+	static const char *const yes[] = { "1", "true", "yes", "on" };
+	static const char *const no[] = { "0", "false", "no", "off" };
+	if (match_word(s, yes, 4) >= 0) { *out = 1; return 0; }
+	if (match_word(s, no, 4) >= 0) { *out = 0; return 0; }
+	return -1;
+}
+
+int hp_parse_size(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *q = s;
+	if (*q < '0' || *q > '9')
+		return -1;                       /* rejects "", "-5", "+5", " 5" */
+	while (*q >= '0' && *q <= '9') {
+		unsigned d = (unsigned)(*q++ - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	unsigned shift = 0;
+	switch (*q) {
+	case 'k': case 'K': shift = 10; q++; break;
+	case 'm': case 'M': shift = 20; q++; break;
+	case 'g': case 'G': shift = 30; q++; break;
+	case '\0': break;
+	default: return -1;
+	}
+	if (shift && (strcmp(q, "iB") == 0 || strcmp(q, "ib") == 0 || strcmp(q, "B") == 0 || strcmp(q, "b") == 0))
+		q += strlen(q);
+	if (*q != '\0')
+		return -1;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -1;
+	*out = v << shift;
+	return 0;
+}
+
+static int parse_backend(const char *s, struct hp_options *o)
+{
+	int i = match_word(s, backend_names, HP_BACKEND_COUNT);
+	if (i < 0)
+		return -1;
+	o->backend = i;
+	return 0;
+}
+
+static int parse_pages(const char *s, struct hp_options *o)
+{
+	int i = match_word(s, pages_names, HP_PAGES_COUNT);
+	if (i < 0)
+		return -1;
+	o->pages = i;
+	return 0;
+}
+
+static int parse_threshold(const char *s, struct hp_options *o)
+{
+	uint64_t v;
+	/* a threshold below one base page makes no sense; above 1 TiB neither */
+	if (hp_parse_size(s, &v) != 0 || v < 4096 || v > ((uint64_t)1 << 40))
+		return -1;
+	o->threshold = v;
+	return 0;
+}
+
+static int parse_reserve(const char *s, struct hp_options *o)
+{
+	uint64_t v;
+	if (hp_parse_size(s, &v) != 0 || v > ((uint64_t)1 << 44))
+		return -1;
+	o->reserve = v;
+	return 0;
+}
+
+static int parse_verbose(const char *s, struct hp_options *o)
+{
+	return hp_parse_bool(s, &o->verbose);
+}
+
+static int parse_stats(const char *s, struct hp_options *o)
+{
+	int b;
+	if (strcasecmp(s, "json") == 0) { o->stats = HP_STATS_JSON; return 0; }
+	if (strcasecmp(s, "text") == 0) { o->stats = HP_STATS_TEXT; return 0; }
+	if (hp_parse_bool(s, &b) != 0)
+		return -1;
+	o->stats = b ? HP_STATS_TEXT : HP_STATS_NONE;
+	return 0;
+}
+
+const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
+	[HP_OPT_BACKEND] = { "backend", "HUGEPOLICY_BACKEND", "system",
+		"system|jemalloc|mimalloc", parse_backend,
+		"allocator behind malloc/new: glibc malloc, embedded jemalloc 5.3, or Debian's mimalloc 2.0" },
+	[HP_OPT_PAGES] = { "pages", "HUGEPOLICY_PAGES", "auto",
+		"off|thp|hugetlb|auto", parse_pages,
+		"huge-page mode: base pages only, THP, the hugetlb pool, or what the machine offers" },
+	[HP_OPT_THRESHOLD] = { "threshold", "HUGEPOLICY_THRESHOLD", "4M",
+		"a size in bytes, 4096..1T, with optional K/M/G suffix", parse_threshold,
+		"system backend: blocks of at least this many bytes get huge pages (numpy's 4 MiB rule)" },
+	[HP_OPT_RESERVE] = { "reserve", "HUGEPOLICY_RESERVE", "0",
+		"a size in bytes with optional K/M/G suffix", parse_reserve,
+		"mimalloc, pages=hugetlb: bytes to reserve from the hugetlb pool at start-up (mi_reserve_*)" },
+	[HP_OPT_VERBOSE] = { "verbose", "HUGEPOLICY_VERBOSE", "0",
+		"1/true/yes/on or 0/false/no/off", parse_verbose,
+		"one line on stderr per decision (backend, page mode, what was obtained)" },
+	[HP_OPT_STATS] = { "stats", "HUGEPOLICY_STATS", "0",
+		"0/off, 1/text/on, json", parse_stats,
+		"print the stats report on stderr at exit, as text or one JSON line" },
+};
+
+void hp_options_defaults(struct hp_options *o)
+{
+	memset(o, 0, sizeof *o);
+	for (int i = 0; i < HP_OPT_COUNT; i++)
+		(void)hp_option_table[i].parse(hp_option_table[i].def, o);
+}
+
+int hp_options_read(struct hp_options *o, const char *(*getter)(const char *name))
+{
+	int bad = 0;
+	hp_options_defaults(o);
+	for (int i = 0; i < HP_OPT_COUNT; i++) {
+		const struct hp_option_row *r = &hp_option_table[i];
+		const char *v = getter(r->env);
+		if (v == NULL)
+			continue;
+		if (r->parse(v, o) == 0) {
+			o->set_mask |= 1u << i;
+			continue;
+		}
+		o->bad_mask |= 1u << i;
+		bad++;
+		hp_say("%s='%s' is not valid (expected %s); using the default '%s'",
+		       r->env, v, r->accepted, r->def);
+	}
+	o->user_malloc_conf = getter("MALLOC_CONF");
+	o->user_mi_large = getter("MIMALLOC_LARGE_OS_PAGES");
+	o->user_mi_reserve = getter("MIMALLOC_RESERVE_HUGE_OS_PAGES");
+	return bad;
+}

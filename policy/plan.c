@@ -1,0 +1,102 @@
+/*
+ * plan.c - options + probe -> decisions, each with its reason.  A pure
+ * function: no I/O, no environment, no global state; computed once at
+ * start-up and read-only after.
+ *
+ * Rules (DESIGN.md "lessons"): decide automatically and fall back
+ * gracefully; hugetlb only where Free-Rsvd (and the cgroup limit) leave room,
+ * since a hugetlb fault that cannot be served is a SIGBUS; THP only where the
+ * kernel's `enabled` is not `never`.
+ */
+#include "hp_policy.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void reason(struct hp_plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reason(struct hp_plan *pl, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(pl->pages_reason, sizeof pl->pages_reason, fmt, ap);
+	va_end(ap);
+}
+
+static int thp_usable(const struct hp_probe *p)
+{
+	return p->thp_enabled == HP_THP_ALWAYS || p->thp_enabled == HP_THP_MADVISE;
+}
+
+/* THP, or off when the kernel has it `never` or has no THP at all. */
+static int thp_or_off(const struct hp_probe *p)
+{
+	return thp_usable(p) ? HP_PAGES_THP : HP_PAGES_OFF;
+}
+
+void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *pl)
+{
+	memset(pl, 0, sizeof *pl);
+	pl->backend = o->backend;
+	pl->pages_requested = o->pages;
+	pl->threshold = o->threshold;
+	pl->reserve = o->reserve;
+	pl->verbose = o->verbose;
+	pl->stats = o->stats;
+	pl->thp_available = thp_usable(p);
+	pl->user_malloc_conf = o->user_malloc_conf;
+	pl->user_mi_large = o->user_mi_large;
+	pl->user_mi_reserve = o->user_mi_reserve;
+
+	const struct hp_pool *pool = hp_probe_pool(p, HP_HUGE_2M);
+	uint64_t avail = hp_pool_available(pool);
+	uint64_t want = (o->threshold + HP_HUGE_2M - 1) / HP_HUGE_2M;   /* pages for one block */
+	const char *thp = hp_thp_name(p->thp_enabled);
+
+	switch (o->pages) {
+	case HP_PAGES_OFF:
+		pl->pages = HP_PAGES_OFF;
+		reason(pl, "requested");
+		break;
+	case HP_PAGES_THP:
+		pl->pages = thp_or_off(p);
+		if (pl->pages == HP_PAGES_THP)
+			reason(pl, "requested; THP enabled=%s", thp);
+		else
+			reason(pl, "THP requested but the kernel has THP enabled=%s; using base pages", thp);
+		break;
+	case HP_PAGES_HUGETLB:
+		if (o->backend == HP_BACKEND_JEMALLOC) {
+			pl->pages = thp_or_off(p);
+			reason(pl, "jemalloc has no hugetlb support (only opt.thp); using %s",
+			       pl->pages == HP_PAGES_THP ? "THP" : "base pages (THP is never)");
+		} else if (avail == 0) {
+			pl->pages = thp_or_off(p);
+			reason(pl, "hugetlb requested but the 2 MiB pool has %llu pages available "
+			       "(Free-Rsvd%s; raise /proc/sys/vm/nr_hugepages); using %s",
+			       (unsigned long long)avail, pool && pool->cg_max >= 0 ? ", cgroup limit" : "",
+			       pl->pages == HP_PAGES_THP ? "THP" : "base pages");
+		} else {
+			pl->pages = HP_PAGES_HUGETLB;
+			reason(pl, "requested; 2 MiB pool has %llu pages available (Free-Rsvd)",
+			       (unsigned long long)avail);
+		}
+		break;
+	default: /* AUTO */
+		if (o->backend != HP_BACKEND_JEMALLOC && avail >= want && avail > 0) {
+			pl->pages = HP_PAGES_HUGETLB;
+			reason(pl, "auto: 2 MiB hugetlb pool has %llu pages available (Free-Rsvd), "
+			       "enough for a %llu-byte block", (unsigned long long)avail,
+			       (unsigned long long)o->threshold);
+		} else if (thp_usable(p)) {
+			pl->pages = HP_PAGES_THP;
+			reason(pl, "auto: THP enabled=%s%s", thp,
+			       o->backend == HP_BACKEND_JEMALLOC ? "" :
+			       avail == 0 ? "; no free hugetlb pages" : "; too few free hugetlb pages");
+		} else {
+			pl->pages = HP_PAGES_OFF;
+			reason(pl, "auto: THP enabled=%s and no free hugetlb pages; base pages only", thp);
+		}
+		break;
+	}
+}

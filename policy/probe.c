@@ -1,0 +1,238 @@
+/*
+ * probe.c - what the machine offers: THP enabled/defrag/max_ptes_none,
+ * hugetlb pools per page size (nr_hugepages, free, resv, surplus), cgroup v2
+ * hugetlb limits, NUMA nodes, kernel version.  File names and their meaning
+ * follow the kernel's admin-guide/mm/transhuge.rst and hugetlbpage.rst.
+ * Reads with open/read/getdents64 into fixed buffers: no malloc, so it may
+ * run inside the first malloc call.
+ */
+#define _GNU_SOURCE
+#include "hp_policy.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* Read a small file into buf (NUL-terminated, trailing newline kept). */
+static int read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t len = 0;
+	while (len + 1 < cap) {
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return (int)len;
+}
+
+static int64_t read_i64(const char *path)
+{
+	char buf[64];
+	if (read_small(path, buf, sizeof buf) <= 0)
+		return -1;
+	if (strncmp(buf, "max", 3) == 0)
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/* The bracketed word of a sysfs choice file: "always [madvise] never". */
+static int bracketed(const char *path, char *out, size_t cap)
+{
+	char buf[256];
+	out[0] = '\0';
+	if (read_small(path, buf, sizeof buf) <= 0)
+		return -1;
+	char *l = strchr(buf, '['), *r = l ? strchr(l, ']') : NULL;
+	if (!l || !r)
+		return -1;
+	size_t n = (size_t)(r - l - 1);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, l + 1, n);
+	out[n] = '\0';
+	return 0;
+}
+
+const char *hp_thp_name(int thp)
+{
+	switch (thp) {
+	case HP_THP_ALWAYS: return "always";
+	case HP_THP_MADVISE: return "madvise";
+	case HP_THP_NEVER: return "never";
+	default: return "missing";
+	}
+}
+
+static void probe_thp(struct hp_probe *p)
+{
+	char word[24];
+	p->thp_enabled = HP_THP_MISSING;
+	if (bracketed("/sys/kernel/mm/transparent_hugepage/enabled", word, sizeof word) == 0) {
+		if (strcmp(word, "always") == 0) p->thp_enabled = HP_THP_ALWAYS;
+		else if (strcmp(word, "madvise") == 0) p->thp_enabled = HP_THP_MADVISE;
+		else p->thp_enabled = HP_THP_NEVER;
+	}
+	bracketed("/sys/kernel/mm/transparent_hugepage/defrag", p->thp_defrag, sizeof p->thp_defrag);
+	p->max_ptes_none = (int)read_i64("/sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none");
+}
+
+static void probe_cgroup(struct hp_probe *p)
+{
+	char buf[512];
+	p->cgroup[0] = '\0';
+	if (read_small("/proc/self/cgroup", buf, sizeof buf) <= 0)
+		return;
+	char *line = strstr(buf, "0::");   /* cgroup v2 unified line */
+	if (!line)
+		return;
+	line += 3;
+	char *nl = strchr(line, '\n');
+	if (nl)
+		*nl = '\0';
+	size_t n = strlen(line);
+	if (n >= sizeof p->cgroup)
+		n = sizeof p->cgroup - 1;
+	memcpy(p->cgroup, line, n);
+	p->cgroup[n] = '\0';
+}
+
+/* cgroup v2 names the pool by a short size: 2MB, 1GB. */
+static void cg_size_name(uint64_t bytes, char *out, size_t cap)
+{
+	char tmp[32];
+	struct hp_buf b = { tmp, sizeof tmp, 0 };
+	if (bytes >= (1ull << 30)) hp_buf_printf(&b, "%lluGB", (unsigned long long)(bytes >> 30));
+	else if (bytes >= (1ull << 20)) hp_buf_printf(&b, "%lluMB", (unsigned long long)(bytes >> 20));
+	else hp_buf_printf(&b, "%lluKB", (unsigned long long)(bytes >> 10));
+	hp_strlcpy(out, tmp, cap);
+}
+
+static void probe_pool(struct hp_probe *p, const char *dname)
+{
+	if (p->npools >= HP_MAX_POOLS || strncmp(dname, "hugepages-", 10) != 0)
+		return;
+	struct hp_pool *pool = &p->pools[p->npools];
+	char path[160], size[16];
+	uint64_t kb = strtoull(dname + 10, NULL, 10);
+	if (kb == 0)
+		return;
+	pool->page_size = kb * 1024;
+	static const char *const f[4] = { "nr_hugepages", "free_hugepages", "resv_hugepages", "surplus_hugepages" };
+	uint64_t *dst[4] = { &pool->total, &pool->free, &pool->resv, &pool->surp };
+	for (int i = 0; i < 4; i++) {
+		struct hp_buf b = { path, sizeof path, 0 };
+		hp_buf_printf(&b, "/sys/kernel/mm/hugepages/%s/%s", dname, f[i]);
+		int64_t v = read_i64(path);
+		*dst[i] = v < 0 ? 0 : (uint64_t)v;
+	}
+	pool->cg_max = -1;
+	pool->cg_current = -1;
+	if (p->cgroup[0]) {
+		cg_size_name(pool->page_size, size, sizeof size);
+		struct hp_buf b = { path, sizeof path, 0 };
+		hp_buf_printf(&b, "/sys/fs/cgroup%s/hugetlb.%s.max", p->cgroup, size);
+		pool->cg_max = read_i64(path);
+		b.len = 0;
+		hp_buf_printf(&b, "/sys/fs/cgroup%s/hugetlb.%s.current", p->cgroup, size);
+		pool->cg_current = read_i64(path);
+	}
+	p->npools++;
+}
+
+static void probe_pools(struct hp_probe *p)
+{
+	char buf[2048];
+	p->npools = 0;
+	int fd = open("/sys/kernel/mm/hugepages", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			probe_pool(p, d->d_name);
+			off += d->d_reclen;
+		}
+	}
+	close(fd);
+	/* smallest page size first, for stable output */
+	for (int i = 1; i < p->npools; i++)
+		for (int j = i; j > 0 && p->pools[j].page_size < p->pools[j - 1].page_size; j--) {
+			struct hp_pool t = p->pools[j];
+			p->pools[j] = p->pools[j - 1];
+			p->pools[j - 1] = t;
+		}
+}
+
+static void probe_numa(struct hp_probe *p)
+{
+	char buf[128];
+	p->numa_nodes = 1;
+	if (read_small("/sys/devices/system/node/online", buf, sizeof buf) <= 0)
+		return;
+	/* "0", "0-3", "0,2-3" */
+	int count = 0;
+	for (char *s = buf; *s && *s != '\n';) {
+		long a = strtol(s, &s, 10), b = a;
+		if (*s == '-')
+			b = strtol(s + 1, &s, 10);
+		count += (int)(b - a + 1);
+		if (*s == ',')
+			s++;
+		else
+			break;
+	}
+	if (count > 0)
+		p->numa_nodes = count;
+}
+
+void hp_probe_read(struct hp_probe *p)
+{
+	struct utsname u;
+	memset(p, 0, sizeof *p);
+	probe_thp(p);
+	probe_cgroup(p);
+	probe_pools(p);
+	probe_numa(p);
+	if (uname(&u) == 0) {
+		hp_strlcpy(p->kernel, u.release, sizeof p->kernel);
+		char *s = u.release;
+		p->kernel_major = (int)strtol(s, &s, 10);
+		if (*s == '.')
+			p->kernel_minor = (int)strtol(s + 1, NULL, 10);
+	}
+}
+
+const struct hp_pool *hp_probe_pool(const struct hp_probe *p, uint64_t page_size)
+{
+	for (int i = 0; i < p->npools; i++)
+		if (p->pools[i].page_size == page_size)
+			return &p->pools[i];
+	return NULL;
+}
+
+uint64_t hp_pool_available(const struct hp_pool *pool)
+{
+	if (!pool)
+		return 0;
+	uint64_t avail = pool->free > pool->resv ? pool->free - pool->resv : 0;
+	if (pool->cg_max >= 0) {
+		int64_t room = pool->cg_max - (pool->cg_current > 0 ? pool->cg_current : 0);
+		uint64_t cg_pages = room > 0 ? (uint64_t)room / pool->page_size : 0;
+		if (cg_pages < avail)
+			avail = cg_pages;
+	}
+	return avail;
+}
