@@ -64,6 +64,9 @@ struct hugepolicy_stats {
 	uint64_t hugetlb_blocks;    /* blocks currently mapped from the pool       */
 	uint64_t hugetlb_bytes;     /* their bytes (multiples of 2 MiB)            */
 	uint64_t hugetlb_fallbacks; /* blocks that wanted the pool and did not get it */
+	/* start-up */
+	uint64_t bootstrap_bytes;   /* bytes served from the bootstrap arena while
+	                               the backend was being chosen */
 };
 
 /*

@@ -46,6 +46,7 @@ static void fill(struct hugepolicy_stats *st)
 		st->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
 	}
 	hp_blocks_counts(&st->hugetlb_blocks, &st->hugetlb_bytes, &st->hugetlb_fallbacks);
+	st->bootstrap_bytes = hp_boot_used();
 }
 
 HP_EXPORT int hugepolicy_stats(struct hugepolicy_stats *st)
@@ -93,14 +94,8 @@ static void num(struct hp_buf *b, const char *name, uint64_t v, int json, int *f
 
 static void json_text(struct hp_buf *b, const char *name, const char *s)
 {
-	hp_buf_printf(b, ",\"%s\":\"", name);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') hp_buf_printf(b, "\\%c", c);
-		else if (c < 0x20) hp_buf_printf(b, "\\u%04x", c);
-		else hp_buf_printf(b, "%c", c);
-	}
-	hp_buf_printf(b, "\"");
+	hp_buf_printf(b, ",\"%s\":", name);
+	hp_json_str(b, s);
 }
 
 HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
@@ -141,6 +136,7 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 	num(&b, "hugepolicy.hugetlb_blocks", st.hugetlb_blocks, json, &first);
 	num(&b, "hugepolicy.hugetlb_bytes", st.hugetlb_bytes, json, &first);
 	num(&b, "hugepolicy.hugetlb_fallbacks", st.hugetlb_fallbacks, json, &first);
+	num(&b, "hugepolicy.bootstrap_bytes", st.bootstrap_bytes, json, &first);
 	if (json)
 		hp_buf_printf(&b, "}\n");
 	return hp_write_all(fd, text, b.len);

@@ -44,6 +44,11 @@ size_t hp_boot_size(const void *p)
 	return n;
 }
 
+size_t hp_boot_used(void)
+{
+	return atomic_load(&used);
+}
+
 /* ---- bootstrap ops: start up, then forward (or serve from the arena) ---- */
 
 static void *boot_malloc(size_t n)

@@ -40,6 +40,7 @@ static inline int hp_boot_owns(const void *p)
 
 void *hp_boot_alloc(size_t size, size_t align);     /* NULL+ENOMEM when full */
 size_t hp_boot_size(const void *p);
+size_t hp_boot_used(void);                          /* bytes of the arena used */
 extern const struct hp_alloc_ops hp_boot_ops;
 
 #endif

@@ -25,8 +25,24 @@ static int is_pow2(size_t a)
 	return a != 0 && (a & (a - 1)) == 0;
 }
 
+/* No object may exceed PTRDIFF_MAX bytes.  Refusing such sizes here gives
+ * every backend glibc's answer (NULL, errno ENOMEM): jemalloc leaves errno
+ * alone in realloc, mimalloc reports EOVERFLOW on its own channel. */
+static inline int impossible(size_t size)
+{
+	return __builtin_expect(size > (size_t)PTRDIFF_MAX, 0);
+}
+
+static void *enomem(void)
+{
+	errno = ENOMEM;
+	return NULL;
+}
+
 HP_EXPORT void *malloc(size_t size)
 {
+	if (impossible(size))
+		return enomem();
 	return hp_ops()->malloc(size);
 }
 
@@ -39,15 +55,15 @@ HP_EXPORT void free(void *p)
 
 HP_EXPORT void *calloc(size_t n, size_t size)
 {
-	if (size && n > SIZE_MAX / size) {
-		errno = ENOMEM;         /* C11 7.22.3.2: overflow -> null */
-		return NULL;
-	}
+	if (size && n > (size_t)PTRDIFF_MAX / size)
+		return enomem();        /* C11 7.22.3.2: overflow -> null */
 	return hp_ops()->calloc(n, size);
 }
 
 HP_EXPORT void *realloc(void *p, size_t size)
 {
+	if (impossible(size))
+		return enomem();        /* p stays valid */
 	if (hp_boot_owns(p)) {
 		size_t old = hp_boot_size(p);
 		void *q = malloc(size ? size : 1);
@@ -60,16 +76,16 @@ HP_EXPORT void *realloc(void *p, size_t size)
 
 HP_EXPORT void *reallocarray(void *p, size_t n, size_t size)
 {
-	if (size && n > SIZE_MAX / size) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (size && n > SIZE_MAX / size)
+		return enomem();
 	return realloc(p, n * size);
 }
 
 /* Alignment a power of two; small ones are what malloc gives anyway. */
 static void *aligned(size_t align, size_t size)
 {
+	if (impossible(size))
+		return enomem();
 	if (align <= 16)
 		return hp_ops()->malloc(size);
 	return hp_ops()->memalign(align, size);
@@ -123,10 +139,8 @@ HP_EXPORT void *valloc(size_t size)
 HP_EXPORT void *pvalloc(size_t size)
 {
 	size_t ps = page_size();
-	if (size > SIZE_MAX - ps) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (size > SIZE_MAX - ps)
+		return enomem();
 	size_t rounded = size ? (size + ps - 1) & ~(ps - 1) : ps;
 	return aligned(ps, rounded);
 }

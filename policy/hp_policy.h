@@ -119,6 +119,8 @@ void hp_buf_printf(struct hp_buf *b, const char *fmt, ...) __attribute__((format
 void hp_strlcpy(char *dst, const char *src, size_t cap);
 /* Write all of buf to fd; 0 or errno. */
 int hp_write_all(int fd, const char *s, size_t n);
+/* s as a JSON string literal: quotes, backslashes, control characters escaped. */
+void hp_json_str(struct hp_buf *b, const char *s);
 /* The probe and what auto would choose, as text or JSON, into b. */
 void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b);
 

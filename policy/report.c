@@ -95,8 +95,7 @@ static const char *auto_choice(const struct hp_probe *p, int backend, char *why,
 	return hp_pages_name(pl.pages);
 }
 
-/* JSON string body: escape quotes, backslashes and control characters. */
-static void json_str(struct hp_buf *b, const char *s)
+void hp_json_str(struct hp_buf *b, const char *s)
 {
 	hp_buf_printf(b, "\"");
 	for (; *s; s++) {
@@ -137,11 +136,11 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b)
 		return;
 	}
 	hp_buf_printf(b, "{\"kernel\":");
-	json_str(b, p->kernel);
+	hp_json_str(b, p->kernel);
 	hp_buf_printf(b, ",\"thp\":{\"enabled\":\"%s\",\"defrag\":", hp_thp_name(p->thp_enabled));
-	json_str(b, p->thp_defrag[0] ? p->thp_defrag : "missing");
+	hp_json_str(b, p->thp_defrag[0] ? p->thp_defrag : "missing");
 	hp_buf_printf(b, ",\"max_ptes_none\":%d},\"numa_nodes\":%d,\"cgroup\":", p->max_ptes_none, p->numa_nodes);
-	json_str(b, p->cgroup);
+	hp_json_str(b, p->cgroup);
 	hp_buf_printf(b, ",\"hugetlb_pools\":[");
 	for (int i = 0; i < p->npools; i++) {
 		const struct hp_pool *q = &p->pools[i];
@@ -156,7 +155,7 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b)
 	for (int be = 0; be < HP_BACKEND_COUNT; be++) {
 		const char *c = auto_choice(p, be, why, sizeof why);
 		hp_buf_printf(b, "%s\"%s\":{\"pages\":\"%s\",\"reason\":", be ? "," : "", hp_backend_name(be), c);
-		json_str(b, why);
+		hp_json_str(b, why);
 		hp_buf_printf(b, "}");
 	}
 	hp_buf_printf(b, "}}\n");

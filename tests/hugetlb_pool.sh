@@ -1,0 +1,24 @@
+#!/bin/sh
+# hugetlb_pool.sh PAGES CMD... - run CMD with PAGES more 2 MiB pages in the
+# hugetlb pool (/proc/sys/vm/nr_hugepages), then restore the old size.
+# Exit 77 (skip) with the reason when the pool cannot be set.
+set -u
+pages=$1
+shift
+f=/proc/sys/vm/nr_hugepages
+old=$(cat "$f" 2>/dev/null) || { echo "SKIP: $f unreadable"; exit 77; }
+want=$((old + pages))
+if ! (echo "$want" > "$f") 2>/dev/null; then
+	echo "SKIP: cannot write $f (need root): $(id -un)"
+	exit 77
+fi
+got=$(cat "$f")
+if [ "$got" -lt "$want" ]; then
+	echo "$old" > "$f"
+	echo "SKIP: asked for $want 2 MiB pages, the kernel gave $got (memory too fragmented)"
+	exit 77
+fi
+"$@"
+rc=$?
+echo "$old" > "$f"
+exit $rc

@@ -1,0 +1,173 @@
+/* test_options.c - the option table and the plan, with fake environments
+ * and fake probes: defaults, valid and invalid values, and what auto picks. */
+#include "../policy/hp_policy.h"
+#include "check.h"
+
+#include <string.h>
+
+static const char *const *fake_env;
+
+static const char *fake_get(const char *name)
+{
+	for (const char *const *e = fake_env; e && *e; e += 2)
+		if (strcmp(e[0], name) == 0)
+			return e[1];
+	return NULL;
+}
+
+static struct hp_options read_env(const char *const *env, int *bad)
+{
+	struct hp_options o;
+	fake_env = env;
+	*bad = hp_options_read(&o, fake_get);
+	return o;
+}
+
+static void defaults_when_nothing_is_set(void)
+{
+	int bad;
+	struct hp_options o = read_env(NULL, &bad);
+	CHECK(bad == 0);
+	CHECK(o.backend == HP_BACKEND_SYSTEM);
+	CHECK(o.pages == HP_PAGES_AUTO);
+	CHECK(o.threshold == 4u << 20);
+	CHECK(o.reserve == 0);
+	CHECK(o.verbose == 0 && o.stats == HP_STATS_NONE);
+	CHECK(o.set_mask == 0 && o.bad_mask == 0);
+}
+
+static void valid_values_are_taken(void)
+{
+	const char *env[] = { "HUGEPOLICY_BACKEND", "JeMalloc", "HUGEPOLICY_PAGES", "hugetlb",
+			      "HUGEPOLICY_THRESHOLD", "8MiB", "HUGEPOLICY_VERBOSE", "yes",
+			      "HUGEPOLICY_STATS", "json", "HUGEPOLICY_RESERVE", "1G",
+			      "MALLOC_CONF", "thp:never", NULL };
+	int bad;
+	struct hp_options o = read_env(env, &bad);
+	CHECK(bad == 0);
+	CHECK(o.backend == HP_BACKEND_JEMALLOC);
+	CHECK(o.pages == HP_PAGES_HUGETLB);
+	CHECK(o.threshold == 8u << 20);
+	CHECK(o.verbose == 1);
+	CHECK(o.stats == HP_STATS_JSON);
+	CHECK(o.reserve == 1u << 30);
+	CHECK(o.user_malloc_conf && strcmp(o.user_malloc_conf, "thp:never") == 0);
+	CHECK(o.set_mask == (1u << HP_OPT_COUNT) - 1);
+}
+
+static void bad_values_keep_defaults_and_are_counted(void)
+{
+	const char *env[] = { "HUGEPOLICY_BACKEND", "bogus", "HUGEPOLICY_PAGES", "2",
+			      "HUGEPOLICY_THRESHOLD", "-5", "HUGEPOLICY_VERBOSE", "",
+			      "HUGEPOLICY_STATS", "loud", NULL };
+	int bad;
+	struct hp_options o = read_env(env, &bad);
+	CHECK(bad == 5);
+	CHECK(o.backend == HP_BACKEND_SYSTEM);
+	CHECK(o.pages == HP_PAGES_AUTO);
+	CHECK(o.threshold == 4u << 20);
+	CHECK(o.verbose == 0 && o.stats == HP_STATS_NONE);
+	CHECK(o.bad_mask == ((1u << HP_OPT_BACKEND) | (1u << HP_OPT_PAGES) | (1u << HP_OPT_THRESHOLD) |
+			     (1u << HP_OPT_VERBOSE) | (1u << HP_OPT_STATS)));
+}
+
+static void size_parser_accepts_units_and_rejects_junk(void)
+{
+	uint64_t v;
+	CHECK(hp_parse_size("4096", &v) == 0 && v == 4096);
+	CHECK(hp_parse_size("4K", &v) == 0 && v == 4096);
+	CHECK(hp_parse_size("4M", &v) == 0 && v == 4u << 20);
+	CHECK(hp_parse_size("4MiB", &v) == 0 && v == 4u << 20);
+	CHECK(hp_parse_size("2g", &v) == 0 && v == 2ull << 30);
+	CHECK(hp_parse_size("", &v) != 0);
+	CHECK(hp_parse_size("-5", &v) != 0);
+	CHECK(hp_parse_size("+5", &v) != 0);
+	CHECK(hp_parse_size(" 5", &v) != 0);
+	CHECK(hp_parse_size("5X", &v) != 0);
+	CHECK(hp_parse_size("5MiBs", &v) != 0);
+	CHECK(hp_parse_size("99999999999999999999", &v) != 0);
+	CHECK(hp_parse_size("99999999999G", &v) != 0);
+	int b;
+	CHECK(hp_parse_bool("ON", &b) == 0 && b == 1);
+	CHECK(hp_parse_bool("off", &b) == 0 && b == 0);
+	CHECK(hp_parse_bool("2", &b) != 0);
+}
+
+static void threshold_below_a_base_page_is_rejected(void)
+{
+	const char *env[] = { "HUGEPOLICY_THRESHOLD", "100", NULL };
+	int bad;
+	struct hp_options o = read_env(env, &bad);
+	CHECK(bad == 1 && o.threshold == 4u << 20);
+}
+
+static struct hp_probe probe(int thp, uint64_t free2m, uint64_t resv2m)
+{
+	struct hp_probe p;
+	memset(&p, 0, sizeof p);
+	p.thp_enabled = thp;
+	p.npools = 1;
+	p.pools[0].page_size = HP_HUGE_2M;
+	p.pools[0].total = free2m;
+	p.pools[0].free = free2m;
+	p.pools[0].resv = resv2m;
+	p.pools[0].cg_max = -1;
+	p.pools[0].cg_current = -1;
+	return p;
+}
+
+static int plan_pages(int backend, int pages, struct hp_probe p)
+{
+	struct hp_options o;
+	struct hp_plan pl;
+	hp_options_defaults(&o);
+	o.backend = backend;
+	o.pages = pages;
+	hp_plan_make(&o, &p, &pl);
+	CHECK(pl.pages_reason[0] != '\0');
+	return pl.pages;
+}
+
+static void auto_follows_what_the_machine_offers(void)
+{
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_NEVER, 0, 0)) == HP_PAGES_OFF);
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_MISSING, 0, 0)) == HP_PAGES_OFF);
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_NEVER, 64, 0)) == HP_PAGES_HUGETLB);
+	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_HUGETLB);
+	/* Free-Rsvd, not Free, is what a new mapping can take */
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 64, 64)) == HP_PAGES_THP);
+	/* jemalloc has no hugetlb: auto never picks it */
+	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_AUTO, probe(HP_THP_ALWAYS, 64, 0)) == HP_PAGES_THP);
+}
+
+static void requests_fall_back_gracefully(void)
+{
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_THP, probe(HP_THP_NEVER, 0, 0)) == HP_PAGES_OFF);
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_HUGETLB, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_HUGETLB, probe(HP_THP_NEVER, 0, 0)) == HP_PAGES_OFF);
+	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_HUGETLB, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_THP);
+	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_OFF, probe(HP_THP_ALWAYS, 64, 0)) == HP_PAGES_OFF);
+}
+
+static void cgroup_limit_bounds_the_pool(void)
+{
+	struct hp_probe p = probe(HP_THP_MADVISE, 64, 0);
+	p.pools[0].cg_max = 2 * HP_HUGE_2M;
+	p.pools[0].cg_current = 2 * HP_HUGE_2M;
+	CHECK(hp_pool_available(&p.pools[0]) == 0);
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, p) == HP_PAGES_THP);
+}
+
+int main(void)
+{
+	defaults_when_nothing_is_set();
+	valid_values_are_taken();
+	bad_values_keep_defaults_and_are_counted();
+	size_parser_accepts_units_and_rejects_junk();
+	threshold_below_a_base_page_is_rejected();
+	auto_follows_what_the_machine_offers();
+	requests_fall_back_gracefully();
+	cgroup_limit_bounds_the_pool();
+	return check_result("test_options");
+}

@@ -1,0 +1,58 @@
+/* test_pages.c - what the kernel says the process got.
+ * usage: test_pages BACKEND EXPECT [MiB]
+ *   EXPECT: thp (AnonHugePages >= half the buffer), hugetlb (Hugetlb >= half),
+ *           none (both 0), thp-fallback (thp, and the page layer counted a
+ *           hugetlb fallback), large (AnonHugePages + Hugetlb >= half: mimalloc's
+ *           large_os_pages takes hugetlb pages first when the pool has any).
+ * Allocates the buffer with malloc, touches it, and reads
+ * /proc/self/smaps_rollup through hugepolicy_stats() while it lives. */
+#include "check.h"
+
+#include <hugepolicy.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: test_pages BACKEND thp|hugetlb|none|thp-fallback|large [MiB]\n");
+		return 2;
+	}
+	const char *backend = argv[1], *expect = argv[2];
+	size_t mib = argc > 3 ? strtoull(argv[3], NULL, 10) : 64;
+	size_t bytes = mib << 20;
+	unsigned char *buf = malloc(bytes);
+	CHECK(buf != NULL);
+	if (!buf)
+		return check_result("test_pages");
+	memset(buf, 0x5a, bytes);
+	struct hugepolicy_stats st = { .size = sizeof st };
+	CHECK(hugepolicy_stats(&st) == 0);
+	printf("backend %s pages %s (asked %s) config '%s'\n", st.backend, st.pages_effective,
+	       st.pages_requested, st.config);
+	printf("buffer %zu MiB: AnonHugePages %llu kB, Hugetlb %llu kB, Rss %llu kB, fallbacks %llu\n",
+	       mib, (unsigned long long)(st.anon_huge >> 10), (unsigned long long)(st.hugetlb >> 10),
+	       (unsigned long long)(st.rss >> 10), (unsigned long long)st.hugetlb_fallbacks);
+	CHECK(strcmp(st.backend, backend) == 0);
+	if (strcmp(expect, "thp") == 0) {
+		CHECK(strcmp(st.pages_effective, "thp") == 0);
+		CHECK(st.anon_huge >= bytes / 2);
+	} else if (strcmp(expect, "thp-fallback") == 0) {
+		/* the plan stays hugetlb; this block fell back to THP */
+		CHECK(strcmp(st.pages_effective, "hugetlb") == 0);
+		CHECK(st.anon_huge >= bytes / 2);
+		CHECK(st.hugetlb_fallbacks >= 1);
+	} else if (strcmp(expect, "large") == 0) {
+		CHECK(strcmp(st.pages_effective, "off") != 0);
+		CHECK(st.anon_huge + st.hugetlb >= bytes / 2);
+	} else if (strcmp(expect, "hugetlb") == 0) {
+		CHECK(strcmp(st.pages_effective, "hugetlb") == 0);
+		CHECK(st.hugetlb >= bytes / 2);
+	} else {
+		CHECK(strcmp(st.pages_effective, "off") == 0);
+		CHECK(st.anon_huge == 0);
+		CHECK(st.hugetlb == 0);
+	}
+	CHECK(buf[bytes - 1] == 0x5a && buf[0] == 0x5a);
+	free(buf);
+	return check_result("test_pages");
+}
