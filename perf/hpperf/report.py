@@ -1,0 +1,113 @@
+"""Medians, Markdown tables, CSV and JSON output from a list of run records."""
+import csv
+import json
+import statistics
+
+RUN_FIELDS = ["workload", "round", "config", "backend", "mode", "ok", "exit_code", "error",
+              "wall_s", "user_s", "sys_s", "minflt", "majflt", "maxrss_mib", "hwm_rss_mib", "peak_huge_mib",
+              "peak_anon_huge_mib", "peak_hugetlb_mib", "smaps_samples", "hugetlb_pool_pages",
+              "hp_pages", "hp_reason"]
+
+# second-table rows: (label suffix, run field, format)
+RESOURCE_ROWS = [("peak huge MiB", "peak_huge_mib", "%.0f"),
+                 ("peak RSS MiB", "maxrss_mib", "%.0f"),
+                 ("minor faults", "minflt", "%.0f"),
+                 ("sys s", "sys_s", "%.2f")]
+
+
+def _value(run, key):
+    return run["metrics"].get(key) if key in run["metrics"] else run.get(key)
+
+
+def cell_stats(runs, workload, config, key):
+    """(median over ok runs or None, failed count, total count)."""
+    mine = [r for r in runs if r["workload"] == workload and r["config"] == config]
+    vals = [_value(r, key) for r in mine if r["ok"] and _value(r, key) is not None]
+    failed = sum(1 for r in mine if not r["ok"])
+    return (statistics.median(vals) if vals else None), failed, len(mine)
+
+
+def time_rows(workload):
+    """(row label, key) pairs for the timing table of one workload."""
+    return [(m, m) for m in workload.metrics()] + [("%s wall" % workload.name, "wall_s")]
+
+
+def fmt_seconds(s):
+    if s >= 1:
+        return "%.2f s" % s
+    if s >= 0.1:
+        return "%.3f s" % s
+    return "%.2f ms" % (s * 1000)
+
+
+def _fail_mark(failed, total):
+    return " FAIL %d/%d" % (failed, total) if failed else ""
+
+
+def _empty(failed, total):
+    return "FAIL %d/%d" % (failed, total) if failed else "–"
+
+
+def _table(header, rows):
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def timing_table(runs, workloads, configs, baseline):
+    rows = []
+    for w in workloads:
+        for label, key in time_rows(w):
+            base, _, _ = cell_stats(runs, w.name, baseline, key)
+            row = [label]
+            for c in configs:
+                med, failed, total = cell_stats(runs, w.name, c, key)
+                if med is None:
+                    row.append(_empty(failed, total))
+                    continue
+                ratio = " (%.2f×)" % (med / base) if base else ""
+                row.append("%s%s%s" % (fmt_seconds(med), ratio, _fail_mark(failed, total)))
+            rows.append(row)
+    return _table(["metric (median)"] + configs, rows)
+
+
+def resource_table(runs, workloads, configs):
+    rows = []
+    for w in workloads:
+        for suffix, key, fmt in RESOURCE_ROWS:
+            row = ["%s %s" % (w.name, suffix)]
+            for c in configs:
+                med, failed, total = cell_stats(runs, w.name, c, key)
+                row.append(_empty(failed, total) if med is None
+                           else fmt % med + _fail_mark(failed, total))
+            rows.append(row)
+    return _table(["resource (median)"] + configs, rows)
+
+
+def medians(runs, workloads, configs):
+    out = {}
+    for w in workloads:
+        keys = [k for _, k in time_rows(w)] + [k for _, k, _ in RESOURCE_ROWS]
+        out[w.name] = {k: {c: cell_stats(runs, w.name, c, k)[0] for c in configs} for k in keys}
+    return out
+
+
+def write_csv(path, runs, workloads):
+    metric_cols = [m for w in workloads for m in w.metrics()]
+    info_cols = sorted({k for r in runs for k in r.get("info", {})})
+    with open(path, "w", newline="") as f:
+        wr = csv.writer(f)
+        wr.writerow(RUN_FIELDS + metric_cols + info_cols)
+        for r in runs:
+            wr.writerow([r.get(k, "") for k in RUN_FIELDS]
+                        + [r["metrics"].get(m, "") for m in metric_cols]
+                        + [r.get("info", {}).get(k, "") for k in info_cols])
+
+
+def write_json(path, config, machine, runs, workloads, configs):
+    doc = {"config": config, "machine": machine, "configurations": configs,
+           "runs": runs, "medians": medians(runs, workloads, configs)}
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False)
+        f.write("\n")

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""hugepolicy perf runner: workloads x (backend x page mode), interleaved.
+
+  python3 perf/run.py                         # quick, all workloads, off,thp, 5 rounds
+  python3 perf/run.py --full --repeat 3 --modes off,thp,hugetlb
+
+See perf/README.md for what the tables mean.  Stdlib only.
+"""
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hpperf import hugetlb, machine, report, workloads  # noqa: E402
+from hpperf.measure import run_measured  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BACKENDS = ("system", "jemalloc", "mimalloc")
+MODES = ("off", "thp", "hugetlb", "auto")
+STATS_PREFIX = "hugepolicy-stats: "
+
+
+def csv_list(allowed):
+    def parse(text):
+        items = [x.strip() for x in text.split(",") if x.strip()]
+        bad = [x for x in items if allowed and x not in allowed]
+        if bad or not items:
+            raise argparse.ArgumentTypeError("expected a comma list of %s" % ",".join(allowed))
+        return items
+    return parse
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--workloads", type=csv_list(("fresh-buffer", "blender-cycles")),
+                   default=["fresh-buffer", "blender-cycles"])
+    p.add_argument("--backends", type=csv_list(BACKENDS), default=list(BACKENDS))
+    p.add_argument("--modes", type=csv_list(MODES), default=["off", "thp"])
+    p.add_argument("--repeat", type=int, default=5, help="rounds (default 5)")
+    q = p.add_mutually_exclusive_group()
+    q.add_argument("--quick", dest="quality", action="store_const", const="quick")
+    q.add_argument("--full", dest="quality", action="store_const", const="full")
+    p.set_defaults(quality="quick")
+    p.add_argument("--build", default=os.path.join(REPO, "build"), help="CMake build dir")
+    p.add_argument("--hugepolicy", help="hugepolicy CLI (default BUILD/hugepolicy)")
+    p.add_argument("--plain", action="store_true",
+                   help="no CLI: run workloads directly with HUGEPOLICY_* env only (baseline check)")
+    p.add_argument("--blender", help="blender binary (default: from PATH)")
+    p.add_argument("--out", help="results dir (default perf/results/<timestamp>/)")
+    p.add_argument("--timeout", type=float, default=3600, help="seconds per run")
+    p.add_argument("--interval", type=float, default=0.1, help="smaps_rollup poll seconds")
+    p.add_argument("--hugetlb-pages", type=int, help="2 MiB pages to add in hugetlb mode "
+                   "(default: per workload)")
+    args = p.parse_args(argv)
+    if args.repeat < 1:
+        p.error("--repeat must be >= 1")
+    args.build = os.path.abspath(args.build)
+    args.hugepolicy = os.path.abspath(args.hugepolicy or os.path.join(args.build, "hugepolicy"))
+    return args
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def configurations(args):
+    modes = list(args.modes)
+    if "hugetlb" in modes:
+        why = hugetlb.can_reserve()
+        if why:
+            log("skipping hugetlb columns: %s" % why)
+            modes.remove("hugetlb")
+    return [(b, m) for b in args.backends for m in modes]
+
+
+def child_command(args, backend, mode, cmd):
+    env = dict(os.environ, HUGEPOLICY_STATS="json")
+    if args.plain:
+        env.update(HUGEPOLICY_BACKEND=backend, HUGEPOLICY_PAGES=mode)
+        return cmd, env
+    return [args.hugepolicy, "run", "--backend", backend, "--pages", mode, "--"] + cmd, env
+
+
+def hp_stats(stderr):
+    """The optional one-line JSON report hugepolicy prints at exit, or None."""
+    for line in reversed(stderr.splitlines()):
+        if line.startswith(STATS_PREFIX):
+            try:
+                return json.loads(line[len(STATS_PREFIX):])
+            except ValueError:
+                return None
+    return None
+
+
+def run_one(args, wl, backend, mode, rnd, out_dir):
+    config = "%s/%s" % (backend, mode)
+    cmd, env = child_command(args, backend, mode,
+                             wl.command(config.replace("/", "-"), out_dir))
+    pool = None
+    if mode == "hugetlb":
+        want = args.hugetlb_pages or wl.hugetlb_pages()
+        with hugetlb.pool(want) as pool:
+            if pool < want:
+                log("  note: asked for %d hugetlb pages, kernel granted %d" % (want, pool))
+            m = run_measured(cmd, env, args.timeout, args.interval)
+    else:
+        m = run_measured(cmd, env, args.timeout, args.interval)
+    stats = hp_stats(m["stderr"])
+    run = {k: v for k, v in m.items() if k not in ("stdout", "stderr")}
+    run.update(workload=wl.name, round=rnd, config=config, backend=backend, mode=mode,
+               hugetlb_pool_pages=pool, metrics={}, info={}, error="",
+               hp_stats=stats, hp_pages=(stats or {}).get("pages"),
+               hp_reason=(stats or {}).get("reason"))
+    run["ok"] = m["exit_code"] == 0 and not m["timed_out"]
+    if m["timed_out"]:
+        run["error"] = "timed out after %g s" % args.timeout
+    elif m["exit_code"] != 0:
+        run["error"] = "exit code %d" % m["exit_code"]
+    else:
+        try:
+            run["metrics"], run["info"] = wl.parse(m["stdout"])
+        except ValueError as exc:
+            run["ok"], run["error"] = False, "bad output: %s" % exc
+    if run["ok"]:
+        run.pop("stderr_tail", None)
+    else:
+        save_logs(out_dir, wl.name, config, rnd, m)
+    return run
+
+
+def save_logs(out_dir, name, config, rnd, m):
+    d = os.path.join(out_dir, "logs")
+    os.makedirs(d, exist_ok=True)
+    base = os.path.join(d, "%s-%s-r%d" % (name, config.replace("/", "-"), rnd))
+    for ext in ("stdout", "stderr"):
+        with open("%s.%s" % (base, ext), "w") as f:
+            f.write(m[ext])
+
+
+def progress(i, n, run, repeat):
+    head = "[%d/%d] %s r%d/%d %-16s" % (i, n, run["workload"], run["round"], repeat, run["config"])
+    if not run["ok"]:
+        log("%s FAIL: %s" % (head, run["error"]))
+        for line in run.get("stderr_tail", [])[-10:]:
+            log("    | " + line)
+        return
+    got = " got=%s" % run["hp_pages"] if run["hp_pages"] and run["hp_pages"] != run["mode"] else ""
+    times = " ".join("%s=%.3fs" % (k.split(" ", 1)[1].replace(" ", ""), v)
+                     for k, v in run["metrics"].items())
+    log("%s ok wall=%.2fs rss=%.0fMiB huge=%.0fMiB%s | %s" % (
+        head, run["wall_s"], run["maxrss_mib"], run["peak_huge_mib"], got, times))
+
+
+def on_sigterm(signum, frame):
+    raise KeyboardInterrupt
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if not args.plain and not os.access(args.hugepolicy, os.X_OK):
+        log("error: hugepolicy CLI not found at %s (build it, pass --hugepolicy PATH, "
+            "or --plain to run without it)" % args.hugepolicy)
+        return 2
+    configs = configurations(args)
+    names = ["%s/%s" % c for c in configs]
+    wls = []
+    for name in args.workloads:
+        wl = workloads.make(name, REPO, args.build, args.quality, args.blender)
+        why = wl.unavailable()
+        if why:
+            log("skipping workload %s: %s" % (name, why))
+        else:
+            wls.append(wl)
+    if not wls or not configs:
+        log("error: nothing to run")
+        return 2
+    out_dir = os.path.abspath(args.out or os.path.join(
+        REPO, "perf", "results", time.strftime("%Y%m%d-%H%M%S")))
+    os.makedirs(out_dir, exist_ok=True)
+    signal.signal(signal.SIGTERM, on_sigterm)  # so pools get restored, children killed
+
+    hp = None if args.plain else args.hugepolicy
+    facts = machine.info(hp, getattr(wls[-1], "blender", None))
+    total = len(wls) * args.repeat * len(configs)
+    log("%s: %d runs (%s, %s rounds) -> %s" % ("PLAIN (no hugepolicy)" if args.plain else
+        args.hugepolicy, total, args.quality, args.repeat, out_dir))
+    runs, i = [], 0
+    try:
+        for wl in wls:
+            for rnd in range(1, args.repeat + 1):
+                for backend, mode in configs:
+                    i += 1
+                    runs.append(run_one(args, wl, backend, mode, rnd, out_dir))
+                    progress(i, total, runs[-1], args.repeat)
+    except KeyboardInterrupt:
+        log("interrupted: reporting the %d runs done" % len(runs))
+
+    baseline = "system/off" if "system/off" in names else names[0]
+    title = "hugepolicy perf (%s, %d round(s)%s) — ratio to %s" % (
+        args.quality, args.repeat, ", PLAIN: no hugepolicy" if args.plain else "", baseline)
+    text = "\n\n".join(["## " + title, report.timing_table(runs, wls, names, baseline),
+                        report.resource_table(runs, wls, names)])
+    print(text)
+    with open(os.path.join(out_dir, "tables.md"), "w") as f:
+        f.write(text + "\n")
+    report.write_csv(os.path.join(out_dir, "runs.csv"), runs, wls)
+    cfg = {k: v for k, v in vars(args).items()}
+    cfg.update(configurations=names, baseline=baseline, workloads=[w.name for w in wls])
+    report.write_json(os.path.join(out_dir, "results.json"), cfg, facts, runs, wls, names)
+    means = [r["info"]["image_mean"] for r in runs if "image_mean" in r.get("info", {})]
+    if means and max(means) - min(means) > 1e-3:
+        log("WARNING: blender images differ between runs (mean pixel %.5f..%.5f); "
+            "see OUT/images/" % (min(means), max(means)))
+    failed = [r for r in runs if not r["ok"]]
+    log("results: %s (runs.csv, results.json, tables.md)" % out_dir)
+    if failed:
+        log("%d run(s) failed:" % len(failed))
+        for r in failed:
+            log("  %s r%d %s: %s" % (r["workload"], r["round"], r["config"], r["error"]))
+    return 1 if failed or len(runs) < total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
