@@ -27,16 +27,19 @@ struct hp_alloc_ops {
 struct hp_backend {
 	const char *name;
 	/* Configure the backend from the plan before its first allocation and
-	 * fill *ops.  May allocate (re-entrant calls go to the bootstrap arena).
+	 * point *ops at its entry points (static storage, never changed after).
+	 * May allocate (re-entrant calls go to the bootstrap arena).  May update
+	 * plan->pages/pages_reason from what the backend reports in force.
 	 * Returns 0, or an errno value when the backend cannot run here (the
 	 * caller then falls back to the system backend and says why). */
-	int (*init)(struct hp_plan *plan, struct hp_alloc_ops *ops);
+	int (*init)(struct hp_plan *plan, const struct hp_alloc_ops **ops);
 	/* Configuration in force, read back from the backend: "opt.thp=always ...". */
 	void (*describe)(char *buf, size_t cap);
 	/* Allocator numbers (stats.* names); unknown ones left HUGEPOLICY_UNKNOWN. */
 	void (*stats)(struct hugepolicy_stats *st);
 };
 
+#pragma GCC visibility push(hidden)
 extern const struct hp_backend hp_backend_system;
 extern const struct hp_backend hp_backend_jemalloc;
 extern const struct hp_backend hp_backend_mimalloc;
@@ -65,5 +68,19 @@ int hp_blocks_owns(const void *p);                   /* fast; thread-safe */
 size_t hp_blocks_size(const void *p);                /* usable bytes, 0 if not ours */
 void hp_blocks_free(void *p);
 void hp_blocks_counts(uint64_t *blocks, uint64_t *bytes, uint64_t *fallbacks);
+
+/* The embedded jemalloc: its ops and its public API, renamed hpje_*
+ * (jemalloc(3)); see jemalloc_embed.sh.  (A direct call instead of the ops
+ * pointer was tried for malloc/free: no gain measured.) */
+extern const struct hp_alloc_ops hp_jemalloc_ops;
+void *hpje_malloc(size_t size);
+void hpje_free(void *p);
+void *hpje_calloc(size_t n, size_t size);
+void *hpje_realloc(void *p, size_t size);
+void *hpje_memalign(size_t align, size_t size);
+size_t hpje_malloc_usable_size(void *p);
+int hpje_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+extern const char *hpje_malloc_conf;
+#pragma GCC visibility pop
 
 #endif

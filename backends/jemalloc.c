@@ -17,19 +17,19 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* jemalloc's public API, renamed (jemalloc(3)). */
-void *hpje_malloc(size_t size);
-void hpje_free(void *p);
-void *hpje_calloc(size_t n, size_t size);
-void *hpje_realloc(void *p, size_t size);
-void *hpje_memalign(size_t align, size_t size);
-size_t hpje_malloc_usable_size(void *p);
-int hpje_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
-extern const char *hpje_malloc_conf;
+/* jemalloc's public API, renamed (jemalloc(3)), is declared in hp_backend.h. */
+const struct hp_alloc_ops hp_jemalloc_ops = {
+	.malloc = hpje_malloc,
+	.free = hpje_free,
+	.calloc = hpje_calloc,
+	.realloc = hpje_realloc,
+	.memalign = hpje_memalign,
+	.usable_size = hpje_malloc_usable_size,
+};
 
 static const char *user_conf;
 
-static int jemalloc_init(struct hp_plan *plan, struct hp_alloc_ops *ops)
+static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 {
 	/* jemalloc(3): thp "always" madvises all its memory MADV_HUGEPAGE,
 	 * "never" MADV_NOHUGEPAGE; metadata_thp "auto" uses THP for metadata
@@ -42,12 +42,7 @@ static int jemalloc_init(struct hp_plan *plan, struct hp_alloc_ops *ops)
 	int rc = hpje_mallctl("opt.thp", &v, &len, NULL, 0);   /* runs malloc_init */
 	if (rc != 0)
 		return rc;
-	ops->malloc = hpje_malloc;
-	ops->free = hpje_free;
-	ops->calloc = hpje_calloc;
-	ops->realloc = hpje_realloc;
-	ops->memalign = hpje_memalign;
-	ops->usable_size = hpje_malloc_usable_size;
+	*ops = &hp_jemalloc_ops;
 	/* what took effect decides the effective mode */
 	if (strcmp(v, "always") == 0 && plan->pages != HP_PAGES_THP) {
 		plan->pages = HP_PAGES_THP;

@@ -71,11 +71,13 @@ static void *memalign_checked(size_t align, size_t size)
 
 static char reserve_note[160];
 static const char *user_large;
+static struct hp_alloc_ops mi_ops;
 
 #define SYM(h, name) dlsym(h, name)
 
-static int mimalloc_init(struct hp_plan *plan, struct hp_alloc_ops *ops)
+static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 {
+	struct hp_alloc_ops *ops = &mi_ops;
 	void *h = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return ENOENT;
@@ -98,6 +100,7 @@ static int mimalloc_init(struct hp_plan *plan, struct hp_alloc_ops *ops)
 	if (!ops->malloc || !ops->free || !ops->calloc || !ops->realloc || !mi_memalign_fn ||
 	    !ops->usable_size || !mi.option_set || !mi.option_get || !mi.version)
 		return ENOENT;                  /* the handle stays: its code may already be in use */
+	*out = ops;
 
 	user_large = plan->user_mi_large;
 	if (!user_large)

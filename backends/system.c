@@ -147,8 +147,11 @@ static int resolve(void)
 	return 0;
 }
 
-static int system_init(struct hp_plan *plan, struct hp_alloc_ops *ops)
+static struct hp_alloc_ops sys_ops;
+
+static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 {
+	struct hp_alloc_ops *ops = &sys_ops;
 	int rc = resolve();
 	if (rc != 0)
 		return rc;
@@ -170,6 +173,7 @@ static int system_init(struct hp_plan *plan, struct hp_alloc_ops *ops)
 		ops->memalign = tlb_memalign;
 		ops->usable_size = tlb_usable;
 	}
+	*out = ops;
 	return 0;
 }
 

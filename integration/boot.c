@@ -14,10 +14,9 @@
 #include <errno.h>
 #include <string.h>
 
-#define ARENA_BYTES (1u << 20)
+#define ARENA_BYTES HP_BOOT_ARENA_BYTES
 
 _Alignas(4096) unsigned char hp_boot_arena[ARENA_BYTES];
-const size_t hp_boot_arena_size = ARENA_BYTES;
 static atomic_size_t used;
 
 void *hp_boot_alloc(size_t size, size_t align)

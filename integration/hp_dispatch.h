@@ -13,6 +13,8 @@
 
 #define HP_EXPORT __attribute__((visibility("default")))
 
+#pragma GCC visibility push(hidden)
+
 /* The ops every entry point calls through: the bootstrap ops until start-up
  * is done, then the selected backend's (published with a release store). */
 extern const struct hp_alloc_ops *_Atomic hp_current;
@@ -30,17 +32,19 @@ const struct hp_alloc_ops *hp_init(void);
 /* Bootstrap arena (boot.c): a static bump arena for allocations made while
  * the backend is being chosen.  Its blocks stay valid for the life of the
  * process; free() of them is a no-op, realloc() copies out. */
-extern unsigned char hp_boot_arena[];
-extern const size_t hp_boot_arena_size;
+#define HP_BOOT_ARENA_BYTES (1u << 20)
+extern unsigned char hp_boot_arena[HP_BOOT_ARENA_BYTES];
 
 static inline int hp_boot_owns(const void *p)
 {
-	return (uintptr_t)p - (uintptr_t)hp_boot_arena < hp_boot_arena_size;
+	return (uintptr_t)p - (uintptr_t)hp_boot_arena < HP_BOOT_ARENA_BYTES;
 }
+
 
 void *hp_boot_alloc(size_t size, size_t align);     /* NULL+ENOMEM when full */
 size_t hp_boot_size(const void *p);
 size_t hp_boot_used(void);                          /* bytes of the arena used */
 extern const struct hp_alloc_ops hp_boot_ops;
 
+#pragma GCC visibility pop
 #endif

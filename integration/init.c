@@ -22,7 +22,6 @@ const struct hp_alloc_ops *_Atomic hp_current = &hp_boot_ops;
 enum { STATE_NONE, STATE_RUNNING, STATE_READY };
 static atomic_int state = STATE_NONE;
 static atomic_ulong owner;
-static struct hp_alloc_ops backend_ops;
 
 struct hp_runtime hp_rt;     /* written during start-up only */
 
@@ -41,26 +40,27 @@ static void start_up(void)
 {
 	struct hp_options o;
 	hp_options_read(&o, env_get);
-	hp_probe_read(&hp_rt.probe);
+	hp_probe_for_plan(&hp_rt.probe, o.pages);
 	hp_plan_make(&o, &hp_rt.probe, &hp_rt.plan);
 	hp_rt.backend_source = (o.set_mask & (1u << HP_OPT_BACKEND)) ? "HUGEPOLICY_BACKEND" : "default";
 
 	const struct hp_backend *be = backends[hp_rt.plan.backend];
-	int rc = be->init(&hp_rt.plan, &backend_ops);
+	const struct hp_alloc_ops *ops = NULL;
+	int rc = be->init(&hp_rt.plan, &ops);
 	if (rc != 0 && be != &hp_backend_system) {
 		hp_say("backend %s cannot run here (%s); using system", be->name, strerror(rc));
 		o.backend = HP_BACKEND_SYSTEM;
 		hp_plan_make(&o, &hp_rt.probe, &hp_rt.plan);
 		hp_rt.backend_source = "fallback";
 		be = &hp_backend_system;
-		rc = be->init(&hp_rt.plan, &backend_ops);
+		rc = be->init(&hp_rt.plan, &ops);
 	}
 	if (rc != 0) {
 		hp_say("glibc's allocator cannot be found (%s); allocations fail", strerror(rc));
 		return;                 /* stay on the bootstrap ops */
 	}
 	hp_rt.backend = be;
-	atomic_store_explicit(&hp_current, &backend_ops, memory_order_release);
+	atomic_store_explicit(&hp_current, ops, memory_order_release);
 }
 
 static void say_decisions(void)

@@ -117,7 +117,8 @@ static void cg_size_name(uint64_t bytes, char *out, size_t cap)
 	hp_strlcpy(out, tmp, cap);
 }
 
-static void probe_pool(struct hp_probe *p, const char *dname)
+/* full: also nr_hugepages and surplus_hugepages, which the plan does not need */
+static void probe_pool(struct hp_probe *p, const char *dname, int full)
 {
 	if (p->npools >= HP_MAX_POOLS || strncmp(dname, "hugepages-", 10) != 0)
 		return;
@@ -130,6 +131,8 @@ static void probe_pool(struct hp_probe *p, const char *dname)
 	static const char *const f[4] = { "nr_hugepages", "free_hugepages", "resv_hugepages", "surplus_hugepages" };
 	uint64_t *dst[4] = { &pool->total, &pool->free, &pool->resv, &pool->surp };
 	for (int i = 0; i < 4; i++) {
+		if (!full && (i == 0 || i == 3))
+			continue;
 		struct hp_buf b = { path, sizeof path, 0 };
 		hp_buf_printf(&b, "/sys/kernel/mm/hugepages/%s/%s", dname, f[i]);
 		int64_t v = read_i64(path);
@@ -149,6 +152,13 @@ static void probe_pool(struct hp_probe *p, const char *dname)
 	p->npools++;
 }
 
+/* Only the 2 MiB pool, by its known name: what the plan needs. */
+static void probe_pool_2m(struct hp_probe *p)
+{
+	p->npools = 0;
+	probe_pool(p, "hugepages-2048kB", 0);
+}
+
 static void probe_pools(struct hp_probe *p)
 {
 	char buf[2048];
@@ -162,7 +172,7 @@ static void probe_pools(struct hp_probe *p)
 			break;
 		for (long off = 0; off < n;) {
 			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			probe_pool(p, d->d_name);
+			probe_pool(p, d->d_name, 1);
 			off += d->d_reclen;
 		}
 	}
@@ -196,6 +206,21 @@ static void probe_numa(struct hp_probe *p)
 	}
 	if (count > 0)
 		p->numa_nodes = count;
+}
+
+void hp_probe_for_plan(struct hp_probe *p, int pages)
+{
+	memset(p, 0, sizeof *p);
+	p->max_ptes_none = -1;
+	p->numa_nodes = 1;
+	p->thp_enabled = HP_THP_MISSING;
+	if (pages == HP_PAGES_OFF)
+		return;
+	probe_thp(p);
+	if (pages == HP_PAGES_THP)
+		return;
+	probe_cgroup(p);
+	probe_pool_2m(p);
 }
 
 void hp_probe_read(struct hp_probe *p)
