@@ -63,6 +63,7 @@ struct hp_smaps { uint64_t rss, anon_huge, hugetlb; };
 int hp_pages_smaps(struct hp_smaps *out);
 
 /* ---- hugetlb blocks of the system backend (hugetlb_blocks.c) ---- */
+void hp_blocks_init(void);                           /* once, before the first block */
 void *hp_blocks_alloc(size_t size, size_t align);   /* NULL: use another path */
 int hp_blocks_owns(const void *p);                   /* fast; thread-safe */
 size_t hp_blocks_size(const void *p);                /* usable bytes, 0 if not ours */

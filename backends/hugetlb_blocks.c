@@ -27,6 +27,16 @@ static atomic_size_t live_blocks;
 static atomic_size_t live_bytes;
 static atomic_size_t fallbacks;
 
+/* fork() while another thread holds the table would leave the child's copy
+ * locked forever: hold it across fork, as glibc does with its arenas. */
+static void fork_prepare(void) { pthread_mutex_lock(&table_lock); }
+static void fork_release(void) { pthread_mutex_unlock(&table_lock); }
+
+void hp_blocks_init(void)
+{
+	pthread_atfork(fork_prepare, fork_release, fork_release);
+}
+
 static unsigned hash(uintptr_t base)
 {
 	return (unsigned)((base >> 21) * 0x9E3779B1u) & (TABLE_SLOTS - 1);

@@ -30,12 +30,16 @@ static size_t threshold = 4u * HP_MIB;
 static int mode = HP_PAGES_OFF;                  /* effective mode */
 static int fallback_thp;                         /* hugetlb fallback may use THP */
 static int verbose;
-static atomic_int said_fallback, said_first_block;
+static atomic_int said_fallback, said_first_block, said_first_advice;
 
 static void *thp_advise(void *p, size_t n)
 {
-	if (p && n >= threshold)
-		hp_pages_advise_thp(p, n);
+	if (p && n >= threshold) {
+		size_t advised = hp_pages_advise_thp(p, n);
+		if (verbose && !atomic_exchange(&said_first_advice, 1))
+			hp_say("THP: first block of %zu bytes: %zu bytes advised MADV_HUGEPAGE%s", n, advised,
+			       advised ? "" : " (madvise refused or no aligned 2 MiB inside)");
+	}
 	return p;
 }
 
@@ -166,6 +170,7 @@ static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 		ops->realloc = thp_realloc;
 		ops->memalign = thp_memalign;
 	} else if (mode == HP_PAGES_HUGETLB) {
+		hp_blocks_init();
 		ops->malloc = tlb_malloc;
 		ops->free = tlb_free;
 		ops->calloc = tlb_calloc;
