@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 static void copy_name(char *dst, size_t cap, const char *src)
 {
@@ -107,7 +108,8 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 	st.size = sizeof st;
 	hugepolicy_stats(&st);
 	if (json) {
-		hp_buf_printf(&b, "hugepolicy-stats: {\"backend\":\"%s\"", st.backend);
+		hp_buf_printf(&b, "hugepolicy-stats: {\"backend\":\"%s\",\"pid\":%d", st.backend, (int)getpid());
+		json_text(&b, "program", hp_program());
 		json_text(&b, "pages_requested", st.pages_requested);
 		json_text(&b, "pages", st.pages_effective);
 		json_text(&b, "reason", hp_rt.plan.pages_reason);
@@ -115,7 +117,7 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 		hp_buf_printf(&b, ",");
 		first = 1;
 	} else {
-		hp_buf_printf(&b, "hugepolicy: report at exit\n");
+		hp_buf_printf(&b, "hugepolicy[%s %d]: report\n", hp_program(), (int)getpid());
 		hp_buf_printf(&b, "  %-22s %s\n", "backend", st.backend);
 		hp_buf_printf(&b, "  %-22s %s (asked %s): %s\n", "pages", st.pages_effective,
 			      st.pages_requested, hp_rt.plan.pages_reason);

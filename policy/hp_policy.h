@@ -115,7 +115,9 @@ struct hp_plan {
 void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *out);
 
 /* ---- report (report.c): output that is safe inside malloc ---- */
-/* One line "hugepolicy: <text>\n" on stderr; fixed buffer, write(2). */
+/* The process's short name, for "hugepolicy[NAME PID]: " prefixes. */
+const char *hp_program(void);
+/* One line "hugepolicy[NAME PID]: <text>\n" on stderr; fixed buffer, write(2). */
 void hp_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Append to a bounded buffer; never overflows, always NUL-terminated. */
 struct hp_buf { char *p; size_t cap, len; };

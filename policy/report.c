@@ -56,14 +56,18 @@ void hp_buf_printf(struct hp_buf *b, const char *fmt, ...)
 		b->len = b->cap - 1;
 }
 
+const char *hp_program(void)
+{
+	return program_invocation_short_name ? program_invocation_short_name : "?";
+}
+
 void hp_say(const char *fmt, ...)
 {
 	char line[512];
 	int saved = errno;
 	/* "hugepolicy[python3 1234]: " - children inherit the environment, so
 	 * every line names its process */
-	int pn = snprintf(line, sizeof line / 2, "hugepolicy[%s %d]: ",
-			  program_invocation_short_name ? program_invocation_short_name : "?", (int)getpid());
+	int pn = snprintf(line, sizeof line / 2, "hugepolicy[%s %d]: ", hp_program(), (int)getpid());
 	size_t pre = pn > 0 ? (size_t)pn : 0;
 	if (pre >= sizeof line / 2)
 		pre = sizeof line / 2 - 1;
