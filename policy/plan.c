@@ -83,19 +83,26 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 		}
 		break;
 	default: /* AUTO */
-		if (o->backend != HP_BACKEND_JEMALLOC && avail >= want && avail > 0) {
-			pl->pages = HP_PAGES_HUGETLB;
-			reason(pl, "auto: 2 MiB hugetlb pool has %llu pages available (Free-Rsvd), "
-			       "enough for a %llu-byte block", (unsigned long long)avail,
-			       (unsigned long long)o->threshold);
-		} else if (thp_usable(p)) {
+		/* THP first: it cannot fail later.  hugetlb only where THP is not
+		 * there: a forked child's copy-on-write of a hugetlb page needs a
+		 * free pool page and is a SIGBUS when there is none, so the pool is
+		 * used by default only when it is the one huge-page kind on offer
+		 * (libhugetlbfs, too, is opt-in). */
+		if (thp_usable(p)) {
 			pl->pages = HP_PAGES_THP;
 			reason(pl, "auto: THP enabled=%s%s", thp,
-			       o->backend == HP_BACKEND_JEMALLOC ? "" :
-			       avail == 0 ? "; no free hugetlb pages" : "; too few free hugetlb pages");
+			       avail > 0 && o->backend != HP_BACKEND_JEMALLOC ?
+			       "; the hugetlb pool is used only when asked (pages=hugetlb)" : "");
+		} else if (o->backend != HP_BACKEND_JEMALLOC && avail >= want && avail > 0) {
+			pl->pages = HP_PAGES_HUGETLB;
+			reason(pl, "auto: THP enabled=%s; 2 MiB hugetlb pool has %llu pages available "
+			       "(Free-Rsvd), enough for a %llu-byte block", thp, (unsigned long long)avail,
+			       (unsigned long long)o->threshold);
 		} else {
 			pl->pages = HP_PAGES_OFF;
-			reason(pl, "auto: THP enabled=%s and no free hugetlb pages; base pages only", thp);
+			reason(pl, "auto: THP enabled=%s and %s; base pages only", thp,
+			       o->backend == HP_BACKEND_JEMALLOC ? "jemalloc has no hugetlb support"
+			       : "no room in the hugetlb pool");
 		}
 		break;
 	}

@@ -133,11 +133,16 @@ static void auto_follows_what_the_machine_offers(void)
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_NEVER, 0, 0)) == HP_PAGES_OFF);
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_MISSING, 0, 0)) == HP_PAGES_OFF);
+	/* THP first; the pool only where THP is not on offer */
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_THP);
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_NEVER, 64, 0)) == HP_PAGES_HUGETLB);
-	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_HUGETLB);
+	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_AUTO, probe(HP_THP_MISSING, 64, 0)) == HP_PAGES_HUGETLB);
 	/* Free-Rsvd, not Free, is what a new mapping can take */
-	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 64, 64)) == HP_PAGES_THP);
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_NEVER, 64, 64)) == HP_PAGES_OFF);
+	/* a pool too small for one threshold-sized block (4 MiB = 2 pages) */
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_NEVER, 1, 0)) == HP_PAGES_OFF);
 	/* jemalloc has no hugetlb: auto never picks it */
+	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_AUTO, probe(HP_THP_NEVER, 64, 0)) == HP_PAGES_OFF);
 	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_AUTO, probe(HP_THP_ALWAYS, 64, 0)) == HP_PAGES_THP);
 }
 
@@ -156,7 +161,9 @@ static void cgroup_limit_bounds_the_pool(void)
 	p.pools[0].cg_max = 2 * HP_HUGE_2M;
 	p.pools[0].cg_current = 2 * HP_HUGE_2M;
 	CHECK(hp_pool_available(&p.pools[0]) == 0);
-	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, p) == HP_PAGES_THP);
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_HUGETLB, p) == HP_PAGES_THP);
+	p.thp_enabled = HP_THP_NEVER;
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, p) == HP_PAGES_OFF);
 }
 
 int main(void)
