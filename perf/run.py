@@ -14,11 +14,22 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpperf import hugetlb, machine, report, workloads  # noqa: E402
+from hpperf import chart, hugetlb, machine, report, workloads  # noqa: E402
 from hpperf.measure import run_measured  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BACKENDS = ("system", "jemalloc", "mimalloc")
+# native baselines: the backend's own Debian library preloaded directly, with
+# the equivalent configuration - what a user would do without hugepolicy
+LIBDIR = "/usr/lib/x86_64-linux-gnu"
+NATIVES = {
+    "native-jemalloc": (LIBDIR + "/libjemalloc.so.2", {
+        "off": {"MALLOC_CONF": "thp:never,metadata_thp:disabled"},
+        "thp": {"MALLOC_CONF": "thp:always,metadata_thp:auto"}}),
+    "native-mimalloc": (LIBDIR + "/libmimalloc.so.2", {
+        "off": {"MIMALLOC_LARGE_OS_PAGES": "0"},
+        "thp": {"MIMALLOC_LARGE_OS_PAGES": "1"}}),
+}
 MODES = ("off", "thp", "hugetlb", "auto")
 STATS_PREFIX = "hugepolicy-stats: "
 
@@ -35,10 +46,13 @@ def csv_list(allowed):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--workloads", type=csv_list(("fresh-buffer", "blender-cycles")),
-                   default=["fresh-buffer", "blender-cycles"])
-    p.add_argument("--backends", type=csv_list(BACKENDS), default=list(BACKENDS))
-    p.add_argument("--modes", type=csv_list(MODES), default=["off", "thp"])
+    p.add_argument("--workloads", type=csv_list(tuple(workloads.NAMES)), default=["all"],
+                   help="names or groups: %s (default all)" % ",".join(workloads.NAMES))
+    p.add_argument("--backends", type=csv_list(BACKENDS + tuple(NATIVES)),
+                   default=list(BACKENDS) + list(NATIVES),
+                   help="default: all, native baselines included")
+    p.add_argument("--modes", type=csv_list(MODES), default=["off", "thp", "auto"],
+                   help="default off,thp,auto; hugetlb needs root (the runner sets the pool)")
     p.add_argument("--repeat", type=int, default=5, help="rounds (default 5)")
     q = p.add_mutually_exclusive_group()
     q.add_argument("--quick", dest="quality", action="store_const", const="quick")
@@ -73,11 +87,27 @@ def configurations(args):
         if why:
             log("skipping hugetlb columns: %s" % why)
             modes.remove("hugetlb")
-    return [(b, m) for b in args.backends for m in modes]
+    configs = []
+    for b in args.backends:
+        if b in NATIVES:
+            lib, conf = NATIVES[b]
+            if not os.path.exists(lib):
+                log("skipping %s: %s missing" % (b, lib))
+                continue
+            configs += [(b, m) for m in modes if m in conf]   # off and thp only
+        else:
+            configs += [(b, m) for m in modes]
+    return configs
 
 
 def child_command(args, backend, mode, cmd):
-    env = dict(os.environ, HUGEPOLICY_STATS="json")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HUGEPOLICY_", "MIMALLOC_")) and k not in ("MALLOC_CONF", "LD_PRELOAD")}
+    if backend in NATIVES:
+        lib, conf = NATIVES[backend]
+        env.update(conf[mode], LD_PRELOAD=lib)
+        return cmd, env
+    env["HUGEPOLICY_STATS"] = "json"
     if args.plain:
         env.update(HUGEPOLICY_BACKEND=backend, HUGEPOLICY_PAGES=mode)
         return cmd, env
@@ -121,7 +151,8 @@ def run_one(args, wl, backend, mode, rnd, out_dir):
         run["error"] = "exit code %d" % m["exit_code"]
     else:
         try:
-            run["metrics"], run["info"] = wl.parse(m["stdout"])
+            text = m["stdout"] + ("\n" + m["stderr"] if getattr(wl, "parse_stderr", False) else "")
+            run["metrics"], run["info"] = wl.parse(text)
         except ValueError as exc:
             run["ok"], run["error"] = False, "bad output: %s" % exc
     if run["ok"]:
@@ -167,7 +198,7 @@ def main(argv=None):
     configs = configurations(args)
     names = ["%s/%s" % c for c in configs]
     wls = []
-    for name in args.workloads:
+    for name in workloads.expand(args.workloads):
         wl = workloads.make(name, REPO, args.build, args.quality, args.blender)
         why = wl.unavailable()
         if why:
@@ -201,19 +232,27 @@ def main(argv=None):
     baseline = "system/off" if "system/off" in names else names[0]
     title = "hugepolicy perf (%s, %d round(s)%s) — ratio to %s" % (
         args.quality, args.repeat, ", PLAIN: no hugepolicy" if args.plain else "", baseline)
-    text = "\n\n".join(["## " + title, report.timing_table(runs, wls, names, baseline),
-                        report.resource_table(runs, wls, names)])
+    parts = ["## " + title, machine.summary(facts),
+             report.timing_table(runs, wls, names, baseline),
+             report.spread_table(runs, wls, names), report.resource_table(runs, wls, names)]
+    if any(w.name == "fresh-buffer" for w in wls):
+        parts.append(report.cold_warm_table(runs, names))
+    svg = chart.write_svg(out_dir, runs, wls, names, baseline, title)
+    parts.append("Chart: %s" % svg)
+    text = "\n\n".join(parts)
     print(text)
     with open(os.path.join(out_dir, "tables.md"), "w") as f:
         f.write(text + "\n")
     report.write_csv(os.path.join(out_dir, "runs.csv"), runs, wls)
     cfg = {k: v for k, v in vars(args).items()}
     cfg.update(configurations=names, baseline=baseline, workloads=[w.name for w in wls])
-    report.write_json(os.path.join(out_dir, "results.json"), cfg, facts, runs, wls, names)
-    means = [r["info"]["image_mean"] for r in runs if "image_mean" in r.get("info", {})]
-    if means and max(means) - min(means) > 1e-3:
-        log("WARNING: blender images differ between runs (mean pixel %.5f..%.5f); "
-            "see OUT/images/" % (min(means), max(means)))
+    report.write_json(os.path.join(out_dir, "results.json"), cfg, facts, runs, wls, names, baseline)
+    for wl in wls:
+        means = [r["info"]["image_mean"] for r in runs
+                 if r["workload"] == wl.name and "image_mean" in r.get("info", {})]
+        if means and max(means) - min(means) > 1e-3:
+            log("WARNING: %s images differ between runs (mean pixel %.5f..%.5f); "
+                "see OUT/images/" % (wl.name, min(means), max(means)))
     failed = [r for r in runs if not r["ok"]]
     log("results: %s (runs.csv, results.json, tables.md)" % out_dir)
     if failed:

@@ -39,6 +39,7 @@ def parse_args():
     p.add_argument("--quality", choices=sorted(QUALITY), default="quick")
     p.add_argument("--out", default="/tmp/hugepolicy_cycles.png")
     p.add_argument("--mesh", default=DEFAULT_MESH)
+    p.add_argument("--levels", type=int, help="subdivision levels (default: per quality)")
     return p.parse_args(argv)
 
 
@@ -49,19 +50,39 @@ def clear_scene():
         bpy.data.meshes.remove(mesh)
 
 
-def import_obj(path):
+def import_mesh(path):
+    """Import OBJ, STL or glTF with Blender's own importers; join every mesh
+    object it brought in into one object, with transforms applied."""
     before = set(bpy.data.objects)
-    if hasattr(bpy.ops.wm, "obj_import"):  # C++ importer, Blender >= 3.2
-        bpy.ops.wm.obj_import(filepath=path)
-    else:  # legacy Python add-on importer
-        bpy.ops.import_scene.obj(filepath=path)
+    ext = os.path.splitext(path)[1].lower()
+    if ext == ".obj":
+        if hasattr(bpy.ops.wm, "obj_import"):  # C++ importer, Blender >= 3.2
+            bpy.ops.wm.obj_import(filepath=path)
+        else:  # legacy Python add-on importer
+            bpy.ops.import_scene.obj(filepath=path)
+    elif ext == ".stl":
+        bpy.ops.import_mesh.stl(filepath=path)
+    elif ext in (".glb", ".gltf"):
+        bpy.ops.import_scene.gltf(filepath=path)
+    else:
+        raise RuntimeError("no importer for %s" % path)
     new = [o for o in bpy.data.objects if o not in before and o.type == "MESH"]
     if not new:
         raise RuntimeError("no mesh imported from " + path)
-    return new[0]
+    bpy.ops.object.select_all(action="DESELECT")
+    for o in new:
+        o.select_set(True)
+    bpy.context.view_layer.objects.active = new[0]
+    bpy.ops.object.parent_clear(type="CLEAR_KEEP_TRANSFORM")   # glTF parents meshes to empties
+    bpy.ops.object.transform_apply(location=True, rotation=True, scale=True)
+    if len(new) > 1:
+        bpy.ops.object.join()
+    return bpy.context.view_layer.objects.active
 
 
 def subdivide(obj, levels):
+    if levels <= 0:
+        return
     bpy.context.view_layer.objects.active = obj
     obj.select_set(True)
     mod = obj.modifiers.new("subsurf", "SUBSURF")
@@ -169,8 +190,8 @@ def main():
     q = QUALITY[args.quality]
     t0 = time.monotonic()
     clear_scene()
-    bunny = import_obj(args.mesh)
-    subdivide(bunny, q["levels"])
+    bunny = import_mesh(args.mesh)
+    subdivide(bunny, q["levels"] if args.levels is None else args.levels)
     build_scene(bunny)
     configure_render(os.path.abspath(args.out), q)
     triangles = count_triangles(bunny)

@@ -60,3 +60,15 @@ def info(hugepolicy=None, blender=None):
         except (OSError, subprocess.TimeoutExpired):
             facts["blender"] = None
     return facts
+
+
+def summary(facts):
+    """One line for the top of the tables."""
+    probe = facts.get("hugepolicy_probe")
+    pools = ""
+    if isinstance(probe, dict):
+        pools = ", hugetlb pools " + ", ".join(
+            "%d kB: %d free" % (p["page_size"] // 1024, p["free"]) for p in probe.get("hugetlb_pools", []))
+    return "Machine: %s, %s CPUs (%s), %s, kernel %s, THP %s, defrag %s%s" % (
+        facts.get("cpu_model"), facts.get("nproc"), facts.get("cpus_usable"), facts.get("mem_total"),
+        facts.get("kernel"), facts.get("thp_enabled"), facts.get("thp_defrag"), pools)

@@ -27,6 +27,28 @@ def cell_stats(runs, workload, config, key):
     return (statistics.median(vals) if vals else None), failed, len(mine)
 
 
+def per_round(runs, workload, config, key):
+    """{round: value} of the ok runs of one cell."""
+    return {r["round"]: _value(r, key) for r in runs
+            if r["workload"] == workload and r["config"] == config and r["ok"]
+            and _value(r, key) is not None}
+
+
+def paired_ratio(runs, workload, config, baseline, key):
+    """Median over rounds of value(config, round) / value(baseline, round):
+    both ran in the same round, one after the other, so drift on a shared
+    machine cancels.  None without a common round."""
+    mine, base = per_round(runs, workload, config, key), per_round(runs, workload, baseline, key)
+    ratios = [mine[r] / base[r] for r in mine if r in base and base[r]]
+    return statistics.median(ratios) if ratios else None
+
+
+def spread(runs, workload, config, key):
+    """(min, max) of one cell, or None."""
+    vals = list(per_round(runs, workload, config, key).values())
+    return (min(vals), max(vals)) if vals else None
+
+
 def time_rows(workload):
     """(row label, key) pairs for the timing table of one workload."""
     return [(m, m) for m in workload.metrics()] + [("%s wall" % workload.name, "wall_s")]
@@ -56,20 +78,34 @@ def _table(header, rows):
 
 
 def timing_table(runs, workloads, configs, baseline):
+    """Cells: median seconds (median of per-round ratios to the baseline)."""
     rows = []
     for w in workloads:
         for label, key in time_rows(w):
-            base, _, _ = cell_stats(runs, w.name, baseline, key)
             row = [label]
             for c in configs:
                 med, failed, total = cell_stats(runs, w.name, c, key)
                 if med is None:
                     row.append(_empty(failed, total))
                     continue
-                ratio = " (%.2f×)" % (med / base) if base else ""
+                ratio = paired_ratio(runs, w.name, c, baseline, key)
+                ratio = " (%.2f×)" % ratio if ratio is not None else ""
                 row.append("%s%s%s" % (fmt_seconds(med), ratio, _fail_mark(failed, total)))
             rows.append(row)
-    return _table(["metric (median)"] + configs, rows)
+    return _table(["metric (median, ratio to %s)" % baseline] + configs, rows)
+
+
+def spread_table(runs, workloads, configs):
+    """Cells: min–max seconds over the rounds."""
+    rows = []
+    for w in workloads:
+        for label, key in time_rows(w):
+            row = [label]
+            for c in configs:
+                mm = spread(runs, w.name, c, key)
+                row.append("%s–%s" % (fmt_seconds(mm[0]), fmt_seconds(mm[1])) if mm else "–")
+            rows.append(row)
+    return _table(["metric (min–max)"] + configs, rows)
 
 
 def resource_table(runs, workloads, configs):
@@ -85,11 +121,20 @@ def resource_table(runs, workloads, configs):
     return _table(["resource (median)"] + configs, rows)
 
 
-def medians(runs, workloads, configs):
+def medians(runs, workloads, configs, baseline=None):
+    """{workload: {metric: {config: {median, min, max, ratio}}}}."""
     out = {}
     for w in workloads:
         keys = [k for _, k in time_rows(w)] + [k for _, k, _ in RESOURCE_ROWS]
-        out[w.name] = {k: {c: cell_stats(runs, w.name, c, k)[0] for c in configs} for k in keys}
+        out[w.name] = {}
+        for k in keys:
+            out[w.name][k] = {}
+            for c in configs:
+                mm = spread(runs, w.name, c, k)
+                out[w.name][k][c] = {
+                    "median": cell_stats(runs, w.name, c, k)[0],
+                    "min": mm[0] if mm else None, "max": mm[1] if mm else None,
+                    "ratio": paired_ratio(runs, w.name, c, baseline, k) if baseline else None}
     return out
 
 
@@ -105,9 +150,25 @@ def write_csv(path, runs, workloads):
                         + [r.get("info", {}).get(k, "") for k in info_cols])
 
 
-def write_json(path, config, machine, runs, workloads, configs):
+def write_json(path, config, machine, runs, workloads, configs, baseline=None):
     doc = {"config": config, "machine": machine, "configurations": configs,
-           "runs": runs, "medians": medians(runs, workloads, configs)}
+           "baseline": baseline, "runs": runs,
+           "medians": medians(runs, workloads, configs, baseline)}
     with open(path, "w") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")
+
+
+def cold_warm_table(runs, configs):
+    """fresh-buffer: median cold / median warm seconds per size and config."""
+    sizes = sorted({int(k.split()[1]) for r in runs if r["workload"] == "fresh-buffer"
+                    for k in r["metrics"] if k.endswith(" cold")})
+    rows = []
+    for size in sizes:
+        row = ["fresh-buffer %d MiB" % size]
+        for c in configs:
+            cold = cell_stats(runs, "fresh-buffer", c, "fresh-buffer %d MiB cold" % size)[0]
+            warm = cell_stats(runs, "fresh-buffer", c, "fresh-buffer %d MiB warm" % size)[0]
+            row.append("%.1f" % (cold / warm) if cold is not None and warm else "–")
+        rows.append(row)
+    return _table(["cold/warm (median)"] + configs, rows)

@@ -8,14 +8,21 @@ import os
 import re
 import shutil
 
-FRESH_RE = re.compile(r"^fresh-buffer size_mib=(\d+) iters=(\d+) seconds=([0-9.]+)$", re.M)
+from .povray import Povray
+from .render import Render
+from .synthetic import CLASSES as SYNTHETIC
+
+FRESH_RE = re.compile(r"^fresh-buffer size_mib=(\d+) iters=(\d+) seconds=([0-9.]+) "
+                      r"cold_s=([0-9.]+) warm_s=([0-9.]+)$", re.M)
 BLENDER_RE = re.compile(r"^HP_([A-Z_]+)=(\S+)$", re.M)
 
 
 class FreshBuffer:
+    """malloc + fill + free at each size: the first round is cold (every page a
+    first touch), the median of the others warm (what the allocator reuses)."""
     name = "fresh-buffer"
-    SIZES = (4, 32, 64, 256)
-    ITERS = {"quick": 20, "full": 100}
+    SIZES = (1, 4, 16, 32, 33, 64, 256)
+    ITERS = {"quick": 8, "full": 50}
 
     def __init__(self, build_dir, quality):
         self.exe = os.path.join(build_dir, "perf", "fresh_buffer")
@@ -27,7 +34,7 @@ class FreshBuffer:
         return None
 
     def metrics(self):
-        return ["fresh-buffer %d MiB" % s for s in self.SIZES]
+        return ["fresh-buffer %d MiB %s" % (s, k) for s in self.SIZES for k in ("cold", "warm")]
 
     def command(self, run_tag, out_dir):
         sizes = ",".join(str(s) for s in self.SIZES)
@@ -38,7 +45,10 @@ class FreshBuffer:
         return max(self.SIZES) // 2 + 64
 
     def parse(self, stdout):
-        metrics = {"fresh-buffer %s MiB" % m[0]: float(m[2]) for m in FRESH_RE.findall(stdout)}
+        metrics = {}
+        for size, _, _, cold, warm in FRESH_RE.findall(stdout):
+            metrics["fresh-buffer %s MiB cold" % size] = float(cold)
+            metrics["fresh-buffer %s MiB warm" % size] = float(warm)
         missing = [k for k in self.metrics() if k not in metrics]
         if missing:
             raise ValueError("no timing for " + ", ".join(missing))
@@ -46,11 +56,20 @@ class FreshBuffer:
 
 
 class BlenderCycles:
-    name = "blender-cycles"
-    MESH = "/usr/share/glmark2/models/bunny.obj"
+    """Debian's Blender rendering with Cycles on the CPU, one scene built from
+    a real mesh that Debian ships (perf/blender/cycles_scene.py)."""
+    # scene: (mesh, package, subdivision levels per quality)
+    SCENES = {
+        "bunny": ("/usr/share/glmark2/models/bunny.obj", "glmark2-data", {"quick": 1, "full": 2}),
+        "robot": ("/usr/share/cura/resources/meshes/UltimakerRobot_support.stl", "cura",
+                  {"quick": 0, "full": 1}),
+    }
     POOL_PAGES = {"quick": 512, "full": 1024}  # peak RSS ~0.4 / ~0.9 GiB
 
-    def __init__(self, repo_root, quality, blender=None):
+    def __init__(self, scene, repo_root, quality, blender=None):
+        self.scene = scene
+        self.name = "blender-" + scene
+        self.mesh, self.package, self.levels = self.SCENES[scene]
         self.blender = blender or shutil.which("blender")
         self.script = os.path.join(repo_root, "perf", "blender", "cycles_scene.py")
         self.quality = quality
@@ -58,20 +77,21 @@ class BlenderCycles:
     def unavailable(self):
         if not self.blender:
             return "blender not found on PATH (apt-get install blender)"
-        if not os.path.exists(self.MESH):
-            return "%s missing (apt-get install glmark2-data)" % self.MESH
+        if not os.path.exists(self.mesh):
+            return "%s missing (apt-get install %s)" % (self.mesh, self.package)
         return None
 
     def metrics(self):
-        return ["blender setup", "blender render"]
+        return ["%s setup" % self.name, "%s render" % self.name]
 
     def command(self, run_tag, out_dir):
-        self.image = os.path.join(out_dir, "images", "blender-%s.png" % run_tag)
+        self.image = os.path.join(out_dir, "images", "%s-%s.png" % (self.name, run_tag))
         os.makedirs(os.path.dirname(self.image), exist_ok=True)
         if os.path.exists(self.image):
             os.unlink(self.image)  # so a stale image is never checked
         return [self.blender, "-b", "--factory-startup", "--python", self.script, "--",
-                "--quality", self.quality, "--out", self.image, "--mesh", self.MESH]
+                "--quality", self.quality, "--out", self.image, "--mesh", self.mesh,
+                "--levels", str(self.levels[self.quality])]
 
     def hugetlb_pages(self):
         return self.POOL_PAGES[self.quality]
@@ -79,8 +99,8 @@ class BlenderCycles:
     def parse(self, stdout):
         values = dict(BLENDER_RE.findall(stdout))
         try:
-            metrics = {"blender setup": float(values["SETUP_SECONDS"]),
-                       "blender render": float(values["RENDER_SECONDS"])}
+            metrics = {"%s setup" % self.name: float(values["SETUP_SECONDS"]),
+                       "%s render" % self.name: float(values["RENDER_SECONDS"])}
             info = {"triangles": int(values["TRIANGLES"])}
         except (KeyError, ValueError) as exc:
             raise ValueError("missing/bad HP_* line: %s" % exc)
@@ -89,9 +109,40 @@ class BlenderCycles:
         return metrics, info
 
 
+# name -> factory(repo_root, build_dir, quality, blender); groups expand below
+def _registry():
+    reg = {FreshBuffer.name: lambda r, b, q, bl: FreshBuffer(b, q),
+           Render.name: lambda r, b, q, bl: Render(b, q)}
+    for cls in SYNTHETIC:
+        reg[cls.name] = (lambda c: lambda r, b, q, bl: c(b, q))(cls)
+    for scene in BlenderCycles.SCENES:
+        reg["blender-" + scene] = (lambda s: lambda r, b, q, bl: BlenderCycles(s, r, q, bl))(scene)
+    for scene in Povray.SCENES:
+        reg["povray-" + scene] = (lambda s: lambda r, b, q, bl: Povray(s, q))(scene)
+    return reg
+
+
+REGISTRY = _registry()
+GROUPS = {
+    "blender-cycles": ["blender-" + s for s in BlenderCycles.SCENES],
+    "povray": ["povray-" + s for s in Povray.SCENES],
+    "synthetic": ["fresh-buffer"] + [c.name for c in SYNTHETIC],
+    "all": list(REGISTRY),
+}
+NAMES = list(REGISTRY) + list(GROUPS)
+
+
+def expand(names):
+    """Workload names with groups expanded, in order, without repeats."""
+    out = []
+    for n in names:
+        for m in GROUPS.get(n, [n]):
+            if m not in out:
+                out.append(m)
+    return out
+
+
 def make(name, repo_root, build_dir, quality, blender=None):
-    if name == FreshBuffer.name:
-        return FreshBuffer(build_dir, quality)
-    if name == BlenderCycles.name:
-        return BlenderCycles(repo_root, quality, blender)
-    raise ValueError("unknown workload %r (fresh-buffer, blender-cycles)" % name)
+    if name not in REGISTRY:
+        raise ValueError("unknown workload %r (%s)" % (name, ", ".join(NAMES)))
+    return REGISTRY[name](repo_root, build_dir, quality, blender)

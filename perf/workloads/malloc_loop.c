@@ -6,17 +6,11 @@
  * usage: malloc_loop [--size S] [--iters N]
  */
 #define _POSIX_C_SOURCE 199309L
+#include "hp_clock.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
@@ -33,13 +27,13 @@ int main(int argc, char **argv)
 		}
 	}
 	void *volatile sink;
-	double t0 = now();
+	double t0 = hp_now();
 	for (long i = 0; i < iters; i++) {
 		void *p = malloc(size);
 		sink = p;
 		free(p);
 	}
-	double t = now() - t0;
+	double t = hp_now() - t0;
 	(void)sink;
 	printf("malloc-loop size=%zu iters=%ld ns_per_pair=%.2f\n", size, iters, t * 1e9 / (double)iters);
 	return 0;
