@@ -88,10 +88,11 @@ struct hp_probe {
 
 /* Everything (the CLI's probe). */
 void hp_probe_read(struct hp_probe *p);
-/* Only what hp_plan_make needs for a request of `pages` (enum hp_pages):
- * nothing for off, THP enabled for thp, plus the 2 MiB pool and its cgroup
- * limit for hugetlb and auto.  Each file costs tens of µs of start-up here. */
-void hp_probe_for_plan(struct hp_probe *p, int pages);
+/* Only what hp_plan_make needs for a request of `pages` (enum hp_pages) to
+ * `backend`: nothing for off, THP enabled for thp, plus the 2 MiB pool and
+ * its cgroup limit for hugetlb, auto, and mimalloc's thp.  Each file costs
+ * tens of µs of start-up here. */
+void hp_probe_for_plan(struct hp_probe *p, int pages, int backend);
 /* The 2 MiB pool, or NULL. */
 const struct hp_pool *hp_probe_pool(const struct hp_probe *p, uint64_t page_size);
 /* Pages of that pool a new mapping may take now: Free - Rsvd, bounded by the cgroup limit. */

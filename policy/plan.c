@@ -59,6 +59,14 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 		reason(pl, "requested");
 		break;
 	case HP_PAGES_THP:
+		if (o->backend == HP_BACKEND_MIMALLOC && avail > 0 && thp_usable(p)) {
+			/* mimalloc 2.0's large_os_pages maps MAP_HUGETLB first and
+			 * only then falls back to MADV_HUGEPAGE: say what it will do */
+			pl->pages = HP_PAGES_HUGETLB;
+			reason(pl, "THP requested, but mimalloc's large_os_pages takes hugetlb pages first "
+			       "and the 2 MiB pool has %llu available; then THP", (unsigned long long)avail);
+			break;
+		}
 		pl->pages = thp_or_off(p);
 		if (pl->pages == HP_PAGES_THP)
 			reason(pl, "requested; THP enabled=%s", thp);
@@ -88,7 +96,15 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 		 * free pool page and is a SIGBUS when there is none, so the pool is
 		 * used by default only when it is the one huge-page kind on offer
 		 * (libhugetlbfs, too, is opt-in). */
-		if (thp_usable(p)) {
+		if (o->backend == HP_BACKEND_MIMALLOC && avail > 0 && thp_usable(p)) {
+			/* mimalloc cannot have THP without hugetlb pages while the
+			 * pool has some: auto stays safe (see the comment above) */
+			pl->pages = HP_PAGES_OFF;
+			reason(pl, "auto: mimalloc's large_os_pages would take hugetlb pages first (the 2 MiB pool "
+			       "has %llu available), and a forked child's copy-on-write of those is killed when "
+			       "the pool runs dry; base pages (ask pages=thp or hugetlb to accept that)",
+			       (unsigned long long)avail);
+		} else if (thp_usable(p)) {
 			pl->pages = HP_PAGES_THP;
 			reason(pl, "auto: THP enabled=%s%s", thp,
 			       avail > 0 && o->backend != HP_BACKEND_JEMALLOC ?

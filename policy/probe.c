@@ -208,7 +208,7 @@ static void probe_numa(struct hp_probe *p)
 		p->numa_nodes = count;
 }
 
-void hp_probe_for_plan(struct hp_probe *p, int pages)
+void hp_probe_for_plan(struct hp_probe *p, int pages, int backend)
 {
 	memset(p, 0, sizeof *p);
 	p->max_ptes_none = -1;
@@ -217,8 +217,8 @@ void hp_probe_for_plan(struct hp_probe *p, int pages)
 	if (pages == HP_PAGES_OFF)
 		return;
 	probe_thp(p);
-	if (pages == HP_PAGES_THP)
-		return;
+	if (pages == HP_PAGES_THP && backend != HP_BACKEND_MIMALLOC)
+		return;                 /* mimalloc's THP mode depends on the pool too */
 	probe_cgroup(p);
 	probe_pool_2m(p);
 }

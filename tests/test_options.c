@@ -155,6 +155,16 @@ static void requests_fall_back_gracefully(void)
 	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_OFF, probe(HP_THP_ALWAYS, 64, 0)) == HP_PAGES_OFF);
 }
 
+static void mimalloc_large_pages_take_the_pool_first(void)
+{
+	/* large_os_pages maps MAP_HUGETLB first: thp with a pool is hugetlb,
+	 * and auto will not risk fork copy-on-write kills */
+	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_THP, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_HUGETLB);
+	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_THP, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
+	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_OFF);
+	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
+}
+
 static void cgroup_limit_bounds_the_pool(void)
 {
 	struct hp_probe p = probe(HP_THP_MADVISE, 64, 0);
@@ -175,6 +185,7 @@ int main(void)
 	threshold_below_a_base_page_is_rejected();
 	auto_follows_what_the_machine_offers();
 	requests_fall_back_gracefully();
+	mimalloc_large_pages_take_the_pool_first();
 	cgroup_limit_bounds_the_pool();
 	return check_result("test_options");
 }
