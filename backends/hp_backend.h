@@ -55,6 +55,9 @@ size_t hp_pages_advise_thp(void *p, size_t len);
  * is an error now, not a SIGBUS later; never MAP_NORESERVE.  Returns the
  * 2 MiB-aligned base or NULL with errno (ENOMEM: pool/limit; EINVAL...). */
 void *hp_pages_map_hugetlb(size_t len, size_t *mapped_len);
+/* The same, aligned to `align` bytes (a power of two; e.g. mimalloc's
+ * 32 MiB segment alignment), using PROT_NONE address space to place it. */
+void *hp_pages_map_hugetlb_aligned(size_t len, size_t align, size_t *mapped_len);
 void hp_pages_unmap(void *p, size_t len);
 
 /* Process numbers from /proc/self/smaps_rollup: Rss, AnonHugePages,

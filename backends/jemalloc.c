@@ -67,7 +67,8 @@ static void jemalloc_describe(char *buf, size_t cap)
 	hp_buf_printf(&b, "jemalloc %s opt.thp=%s opt.metadata_thp=%s", read_str("version"),
 		      read_str("opt.thp"), read_str("opt.metadata_thp"));
 	if (user_conf)
-		hp_buf_printf(&b, " (MALLOC_CONF='%s' applied after hugepolicy's and wins)", user_conf);
+		hp_buf_printf(&b, " (MALLOC_CONF='%s' applied after hugepolicy's%s)", user_conf,
+			      strstr(user_conf, "thp") ? " and wins" : "");
 }
 
 static void read_size(const char *name, uint64_t *out)

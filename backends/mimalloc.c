@@ -6,7 +6,7 @@
  * late dlopen works).  Options are set through mi_option_set before the first
  * allocation routed to it; a user's MIMALLOC_* variable is left alone and
  * wins.  Option names are mimalloc's: large_os_pages ("use large (2MiB) OS
- * pages"), reserve_huge_os_pages; reservation through mi_reserve_* (mimalloc.h).
+ * pages"); reservation from the 2 MiB pool through mi_manage_os_memory (mimalloc.h).
  */
 #define _GNU_SOURCE
 #include "hp_backend.h"
@@ -28,8 +28,7 @@ static struct {
 	void (*option_set)(int, long);
 	long (*option_get)(int);
 	int (*version)(void);
-	int (*reserve_huge_at)(size_t pages, int node, size_t timeout_ms);
-	int (*reserve_os_memory)(size_t size, bool commit, bool allow_large);
+	bool (*manage_os_memory)(void *start, size_t size, bool committed, bool large, bool zero, int node);
 	void (*process_info)(size_t *, size_t *, size_t *, size_t *, size_t *, size_t *, size_t *, size_t *);
 } mi;
 
@@ -69,8 +68,44 @@ static void *memalign_checked(size_t align, size_t size)
 	return p;
 }
 
-static char reserve_note[160];
+static char reserve_note[200];
 static const char *user_large;
+
+/* HUGEPOLICY_RESERVE: take `bytes` from the 2 MiB hugetlb pool now, mapped
+ * and populated by hugepolicy's page layer (so a short pool is ENOMEM here,
+ * never a SIGBUS later), and give it to mimalloc as an arena of large pages
+ * (mi_manage_os_memory).  mimalloc 2.0's own mi_reserve_huge_os_pages_* take
+ * 1 GiB pages only, and mi_reserve_os_memory gets no hugetlb pages once its
+ * OS layer started without large_os_pages. */
+static void reserve(uint64_t bytes)
+{
+	struct hp_buf b = { reserve_note, sizeof reserve_note, 0 };
+	size_t len = 0;
+	if (!mi.manage_os_memory) {
+		hp_buf_printf(&b, "reservation of %llu B: mi_manage_os_memory missing", (unsigned long long)bytes);
+		return;
+	}
+	/* arenas hold whole segments and mimalloc finds a segment by masking a
+	 * pointer: 32 MiB-aligned, whole 32 MiB blocks (MI_SEGMENT_SIZE, 2.0.x) */
+	const size_t seg = (size_t)32 << 20;
+	if (bytes < seg) {
+		hp_buf_printf(&b, "reservation of %llu B is below mimalloc's 32 MiB segment: not made",
+			      (unsigned long long)bytes);
+		return;
+	}
+	void *p = hp_pages_map_hugetlb_aligned((size_t)(bytes & ~(uint64_t)(seg - 1)), seg, &len);
+	if (!p) {
+		hp_buf_printf(&b, "reservation of %llu B from the 2 MiB pool failed (%s)",
+			      (unsigned long long)bytes, strerror(errno));
+		return;
+	}
+	if (!mi.manage_os_memory(p, len, true, true, true, -1)) {
+		hp_pages_unmap(p, len);
+		hp_buf_printf(&b, "mimalloc refused a %zu-byte arena", len);
+		return;
+	}
+	hp_buf_printf(&b, "reserved %zu B from the 2 MiB pool as a mimalloc arena", len);
+}
 static struct hp_alloc_ops mi_ops;
 
 #define SYM(h, name) dlsym(h, name)
@@ -93,8 +128,7 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	mi.option_set = (void (*)(int, long))SYM(h, "mi_option_set");
 	mi.option_get = (long (*)(int))SYM(h, "mi_option_get");
 	mi.version = (int (*)(void))SYM(h, "mi_version");
-	mi.reserve_huge_at = (int (*)(size_t, int, size_t))SYM(h, "mi_reserve_huge_os_pages_at");
-	mi.reserve_os_memory = (int (*)(size_t, bool, bool))SYM(h, "mi_reserve_os_memory");
+	mi.manage_os_memory = (bool (*)(void *, size_t, bool, bool, bool, int))SYM(h, "mi_manage_os_memory");
 	mi.process_info = (void (*)(size_t *, size_t *, size_t *, size_t *, size_t *, size_t *, size_t *, size_t *))
 		SYM(h, "mi_process_info");
 	if (!ops->malloc || !ops->free || !ops->calloc || !ops->realloc || !mi_memalign_fn ||
@@ -103,32 +137,20 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	*out = ops;
 
 	user_large = plan->user_mi_large;
-	if (!user_large)
+	if (!user_large) {
 		mi.option_set(MI_LARGE_OS_PAGES, plan->pages != HP_PAGES_OFF);
-	else if (mi.option_get(MI_LARGE_OS_PAGES) && plan->pages == HP_PAGES_OFF) {
-		plan->pages = plan->thp_available ? HP_PAGES_THP : HP_PAGES_HUGETLB;
-		strcpy(plan->pages_reason, "MIMALLOC_LARGE_OS_PAGES is set and wins");
+	} else if (mi.option_get(MI_LARGE_OS_PAGES) == 0 && plan->pages != HP_PAGES_OFF) {
+		plan->pages = HP_PAGES_OFF;
+		strcpy(plan->pages_reason, "MIMALLOC_LARGE_OS_PAGES=0 is the user's and wins");
+	} else if (mi.option_get(MI_LARGE_OS_PAGES) != 0 && plan->pages == HP_PAGES_OFF) {
+		/* the plan probed the pool and THP for this case (see init.c) */
+		plan->pages = plan->pool_available > 0 || !plan->thp_available ? HP_PAGES_HUGETLB : HP_PAGES_THP;
+		strcpy(plan->pages_reason, "MIMALLOC_LARGE_OS_PAGES is the user's and wins");
 	}
 
 	reserve_note[0] = '\0';
-	if (plan->pages == HP_PAGES_HUGETLB && plan->reserve > 0 && !plan->user_mi_reserve) {
-		struct hp_buf b = { reserve_note, sizeof reserve_note, 0 };
-		size_t gib = (size_t)((plan->reserve + (1ull << 30) - 1) >> 30);
-		/* 2.0.x reserves 1 GiB pages in mi_reserve_huge_os_pages_*; where
-		 * there are none, an arena of 2 MiB large pages via reserve_os_memory */
-		int rc = mi.reserve_huge_at ? mi.reserve_huge_at(gib, 0, 1000 * gib) : ENOSYS;
-		if (rc == 0) {
-			hp_buf_printf(&b, "reserved %zu GiB of 1 GiB huge pages", gib);
-		} else {
-			int rc2 = mi.reserve_os_memory ? mi.reserve_os_memory((size_t)plan->reserve, true, true) : ENOSYS;
-			if (rc2 == 0)
-				hp_buf_printf(&b, "reserved %llu B arena (large OS pages allowed; 1 GiB pages: %s)",
-					      (unsigned long long)plan->reserve, strerror(rc));
-			else
-				hp_buf_printf(&b, "reservation of %llu B failed (%s)",
-					      (unsigned long long)plan->reserve, strerror(rc2));
-		}
-	}
+	if (plan->pages == HP_PAGES_HUGETLB && plan->reserve > 0 && !plan->user_mi_reserve)
+		reserve(plan->reserve);
 	return 0;
 }
 

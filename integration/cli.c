@@ -37,6 +37,7 @@ static const char usage_probe[] =
 
 static const char usage_run[] =
 	"usage: hugepolicy run [options] -- CMD [ARGS...]\n"
+	"  (--opt VALUE and --opt=VALUE both work)\n"
 	"  --backend B      system | jemalloc | mimalloc      (HUGEPOLICY_BACKEND)\n"
 	"  --pages P        off | thp | hugetlb | auto        (HUGEPOLICY_PAGES)\n"
 	"  --threshold N    bytes, K/M/G suffix, e.g. 4M      (HUGEPOLICY_THRESHOLD)\n"
@@ -122,6 +123,7 @@ static void check_value(int opt, const char *value)
 static int cmd_run(int argc, char **argv)
 {
 	int i = 0;
+	static const int valued[] = { HP_OPT_BACKEND, HP_OPT_PAGES, HP_OPT_THRESHOLD, HP_OPT_RESERVE };
 	for (; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--") == 0) {
@@ -129,17 +131,26 @@ static int cmd_run(int argc, char **argv)
 			break;
 		}
 		int opt = -1;
-		if (strcmp(a, "--backend") == 0) opt = HP_OPT_BACKEND;
-		else if (strcmp(a, "--pages") == 0) opt = HP_OPT_PAGES;
-		else if (strcmp(a, "--threshold") == 0) opt = HP_OPT_THRESHOLD;
-		else if (strcmp(a, "--reserve") == 0) opt = HP_OPT_RESERVE;
-		if (opt >= 0) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "hugepolicy run: %s needs a value\n%s", a, usage_run);
-				return 2;
+		const char *value = NULL;
+		for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
+			const char *name = hp_option_table[valued[k]].name;
+			size_t n = strlen(name);
+			if (strncmp(a, "--", 2) == 0 && strncmp(a + 2, name, n) == 0 &&
+			    (a[2 + n] == '\0' || a[2 + n] == '=')) {
+				opt = valued[k];
+				value = a[2 + n] == '=' ? a + 3 + n : NULL;   /* --opt=value or --opt value */
 			}
-			check_value(opt, argv[++i]);
-			setenv(hp_option_table[opt].env, argv[i], 1);
+		}
+		if (opt >= 0) {
+			if (!value) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "hugepolicy run: %s needs a value\n%s", a, usage_run);
+					return 2;
+				}
+				value = argv[++i];
+			}
+			check_value(opt, value);
+			setenv(hp_option_table[opt].env, value, 1);
 		} else if (strcmp(a, "--verbose") == 0) {
 			setenv("HUGEPOLICY_VERBOSE", "1", 1);
 		} else if (strcmp(a, "--stats") == 0) {
@@ -166,7 +177,9 @@ static int cmd_run(int argc, char **argv)
 	}
 	const char *old = getenv("LD_PRELOAD");
 	char preload[3 * PATH_MAX];
-	if (old && *old)
+	if (old && strstr(old, lib))
+		snprintf(preload, sizeof preload, "%s", old);    /* nested run: already there */
+	else if (old && *old)
 		snprintf(preload, sizeof preload, "%s:%s", lib, old);
 	else
 		snprintf(preload, sizeof preload, "%s", lib);

@@ -40,7 +40,9 @@ static void start_up(void)
 {
 	struct hp_options o;
 	hp_options_read(&o, env_get);
-	hp_probe_for_plan(&hp_rt.probe, o.pages, o.backend);
+	/* a user's MIMALLOC_LARGE_OS_PAGES overrides the mode: probe as for auto */
+	hp_probe_for_plan(&hp_rt.probe, o.user_mi_large && o.backend == HP_BACKEND_MIMALLOC ?
+			  HP_PAGES_AUTO : o.pages, o.backend);
 	hp_plan_make(&o, &hp_rt.probe, &hp_rt.plan);
 	hp_rt.backend_source = (o.set_mask & (1u << HP_OPT_BACKEND)) ? "HUGEPOLICY_BACKEND" : "default";
 

@@ -109,6 +109,7 @@ struct hp_plan {
 	int verbose;
 	int stats;
 	int thp_available;      /* kernel THP enabled is always or madvise */
+	uint64_t pool_available;/* 2 MiB pages a mapping may take (Free-Rsvd, cgroup), if probed */
 	const char *user_malloc_conf, *user_mi_large, *user_mi_reserve;  /* from hp_options */
 	char pages_reason[256]; /* why `pages` was chosen */
 };

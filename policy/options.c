@@ -56,6 +56,7 @@ int hp_parse_size(const char *s, uint64_t *out)
 	case 'k': case 'K': shift = 10; q++; break;
 	case 'm': case 'M': shift = 20; q++; break;
 	case 'g': case 'G': shift = 30; q++; break;
+	case 't': case 'T': shift = 40; q++; break;
 	case '\0': break;
 	default: return -1;
 	}
@@ -130,10 +131,10 @@ const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 		"off|thp|hugetlb|auto", parse_pages,
 		"huge-page mode: base pages only, THP, the hugetlb pool, or what the machine offers" },
 	[HP_OPT_THRESHOLD] = { "threshold", "HUGEPOLICY_THRESHOLD", "4M",
-		"a size in bytes, 4096..1T, with optional K/M/G suffix", parse_threshold,
+		"a size in bytes, 4096..1T, with optional K/M/G/T suffix", parse_threshold,
 		"system backend: blocks of at least this many bytes get huge pages (numpy's 4 MiB rule)" },
 	[HP_OPT_RESERVE] = { "reserve", "HUGEPOLICY_RESERVE", "0",
-		"a size in bytes with optional K/M/G suffix", parse_reserve,
+		"a size in bytes with optional K/M/G/T suffix", parse_reserve,
 		"mimalloc, pages=hugetlb: bytes to reserve from the hugetlb pool at start-up (mi_reserve_*)" },
 	[HP_OPT_VERBOSE] = { "verbose", "HUGEPOLICY_VERBOSE", "0",
 		"1/true/yes/on or 0/false/no/off", parse_verbose,

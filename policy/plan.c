@@ -52,6 +52,7 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	uint64_t avail = hp_pool_available(pool);
 	uint64_t want = (o->threshold + HP_HUGE_2M - 1) / HP_HUGE_2M;   /* pages for one block */
 	const char *thp = hp_thp_name(p->thp_enabled);
+	pl->pool_available = avail;
 
 	switch (o->pages) {
 	case HP_PAGES_OFF:

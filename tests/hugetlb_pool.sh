@@ -1,6 +1,6 @@
 #!/bin/sh
 # hugetlb_pool.sh PAGES CMD... - run CMD with PAGES more 2 MiB pages in the
-# hugetlb pool (/proc/sys/vm/nr_hugepages), then restore the old size.
+# hugetlb pool (/proc/sys/vm/nr_hugepages), then give those pages back.
 # Exit 77 (skip) with the reason when the pool cannot be set.
 set -u
 pages=$1
@@ -20,5 +20,10 @@ if [ "$got" -lt "$want" ]; then
 fi
 "$@"
 rc=$?
-echo "$old" > "$f"
+# give back what we added, not an absolute value: the pool is system-wide and
+# someone else may have changed it meanwhile
+now=$(cat "$f")
+back=$((now - pages))
+[ "$back" -lt 0 ] && back=0
+echo "$back" > "$f"
 exit $rc

@@ -35,5 +35,9 @@ env LD_PRELOAD="$lib" HUGEPOLICY_BACKEND=mimalloc HUGEPOLICY_PAGES=off HUGEPOLIC
 	MIMALLOC_LARGE_OS_PAGES=1 /bin/true 2>"$err"
 check "user MIMALLOC_LARGE_OS_PAGES wins and is reported" grep -q "large_os_pages=1 .*MIMALLOC_LARGE_OS_PAGES='1' wins" "$err"
 
+env LD_PRELOAD="$lib" HUGEPOLICY_BACKEND=mimalloc HUGEPOLICY_PAGES=thp HUGEPOLICY_VERBOSE=1 \
+	MIMALLOC_LARGE_OS_PAGES=0 /bin/true 2>"$err"
+check "user MIMALLOC_LARGE_OS_PAGES=0 makes the effective mode off" grep -q "pages off (asked thp): MIMALLOC_LARGE_OS_PAGES=0" "$err"
+
 echo "test_bad_env: $fail failed"
 [ "$fail" -eq 0 ]

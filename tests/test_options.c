@@ -79,6 +79,7 @@ static void size_parser_accepts_units_and_rejects_junk(void)
 	CHECK(hp_parse_size("4M", &v) == 0 && v == 4u << 20);
 	CHECK(hp_parse_size("4MiB", &v) == 0 && v == 4u << 20);
 	CHECK(hp_parse_size("2g", &v) == 0 && v == 2ull << 30);
+	CHECK(hp_parse_size("1T", &v) == 0 && v == 1ull << 40);
 	CHECK(hp_parse_size("", &v) != 0);
 	CHECK(hp_parse_size("-5", &v) != 0);
 	CHECK(hp_parse_size("+5", &v) != 0);

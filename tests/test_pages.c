@@ -47,6 +47,8 @@ int main(int argc, char **argv)
 	} else if (strcmp(expect, "hugetlb") == 0) {
 		CHECK(strcmp(st.pages_effective, "hugetlb") == 0);
 		CHECK(st.hugetlb >= bytes / 2);
+		if (getenv("HUGEPOLICY_RESERVE"))
+			CHECK(strstr(st.config, "from the 2 MiB pool as a mimalloc arena") != NULL);
 	} else {
 		CHECK(strcmp(st.pages_effective, "off") == 0);
 		CHECK(st.anon_huge == 0);
