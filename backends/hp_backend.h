@@ -65,6 +65,15 @@ void hp_pages_unmap(void *p, size_t len);
 struct hp_smaps { uint64_t rss, anon_huge, hugetlb; };
 int hp_pages_smaps(struct hp_smaps *out);
 
+/* ---- THP for blocks >= threshold, in front of any backend (thp_large.c) ---- */
+/* Fill *out with `backend`'s ops wrapped so that malloc, calloc, realloc and
+ * memalign results of at least min_bytes get MADV_HUGEPAGE; free and
+ * usable_size stay the backend's.  Call once at start-up. */
+void hp_thp_large_init(const struct hp_alloc_ops *backend, size_t min_bytes, int verbose,
+		       struct hp_alloc_ops *out);
+/* Advise [p, p+n) when n >= min_bytes; returns p (NULL stays NULL). */
+void *hp_thp_large_advise(void *p, size_t n);
+
 /* ---- hugetlb blocks of the system backend (hugetlb_blocks.c) ---- */
 void hp_blocks_init(void);                           /* once, before the first block */
 void *hp_blocks_alloc(size_t size, size_t align);   /* NULL: use another path */

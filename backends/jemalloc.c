@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 /* jemalloc's public API, renamed (jemalloc(3)), is declared in hp_backend.h. */
@@ -28,14 +29,20 @@ const struct hp_alloc_ops hp_jemalloc_ops = {
 };
 
 static const char *user_conf;
+static struct hp_alloc_ops large_ops;
+static int large_scope;                  /* THP on blocks >= threshold only */
+static size_t large_threshold;
 
 static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 {
 	/* jemalloc(3): thp "always" madvises all its memory MADV_HUGEPAGE,
-	 * "never" MADV_NOHUGEPAGE; metadata_thp "auto" uses THP for metadata
-	 * once it is large enough, "disabled" never. */
-	hpje_malloc_conf = plan->pages == HP_PAGES_THP ? "thp:always,metadata_thp:auto"
-						       : "thp:never,metadata_thp:disabled";
+	 * "never" MADV_NOHUGEPAGE, "default" neither (the blocks hugepolicy
+	 * advises keep their advice); metadata_thp "auto" uses THP for
+	 * metadata once it is large enough, "disabled" never. */
+	int thp = plan->pages == HP_PAGES_THP;
+	int all = thp && plan->thp_scope == HP_THP_ALL;
+	hpje_malloc_conf = all ? "thp:always,metadata_thp:auto"
+			 : thp ? "thp:default,metadata_thp:auto" : "thp:never,metadata_thp:disabled";
 	user_conf = plan->user_malloc_conf;
 	const char *v = NULL;
 	size_t len = sizeof v;
@@ -44,12 +51,22 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 		return rc;
 	*ops = &hp_jemalloc_ops;
 	/* what took effect decides the effective mode */
-	if (strcmp(v, "always") == 0 && plan->pages != HP_PAGES_THP) {
-		plan->pages = HP_PAGES_THP;
-		strcpy(plan->pages_reason, "MALLOC_CONF sets opt.thp=always");
-	} else if (strcmp(v, "always") != 0 && plan->pages == HP_PAGES_THP) {
+	if (strcmp(v, "always") == 0) {
+		if (!all) {
+			plan->pages = HP_PAGES_THP;
+			plan->thp_scope = HP_THP_ALL;
+			strcpy(plan->pages_reason, "MALLOC_CONF sets opt.thp=always");
+		}
+	} else if (all || (thp && strcmp(v, "default") != 0)) {
 		plan->pages = HP_PAGES_OFF;
-		strcpy(plan->pages_reason, "opt.thp is not always (MALLOC_CONF, or the kernel has no THP)");
+		snprintf(plan->pages_reason, sizeof plan->pages_reason,
+			 "opt.thp=%s (MALLOC_CONF, or the kernel has no THP)", v);
+	}
+	if (plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE) {
+		large_scope = 1;
+		large_threshold = (size_t)plan->threshold;
+		hp_thp_large_init(&hp_jemalloc_ops, large_threshold, plan->verbose, &large_ops);
+		*ops = &large_ops;
 	}
 	return 0;
 }
@@ -66,6 +83,8 @@ static void jemalloc_describe(char *buf, size_t cap)
 	struct hp_buf b = { buf, cap, 0 };
 	hp_buf_printf(&b, "jemalloc %s opt.thp=%s opt.metadata_thp=%s", read_str("version"),
 		      read_str("opt.thp"), read_str("opt.metadata_thp"));
+	if (large_scope)
+		hp_buf_printf(&b, ", MADV_HUGEPAGE on blocks >= %zu B", large_threshold);
 	if (user_conf)
 		hp_buf_printf(&b, " (MALLOC_CONF='%s' applied after hugepolicy's%s)", user_conf,
 			      strstr(user_conf, "thp") ? " and wins" : "");

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <mimalloc.h>           /* option ids and types only: nothing is linked */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 enum {
@@ -106,7 +107,8 @@ static void reserve(uint64_t bytes)
 	}
 	hp_buf_printf(&b, "reserved %zu B from the 2 MiB pool as a mimalloc arena", len);
 }
-static struct hp_alloc_ops mi_ops;
+static struct hp_alloc_ops mi_ops, large_ops;
+static size_t large_threshold;    /* non-zero: THP on blocks >= it only */
 
 #define SYM(h, name) dlsym(h, name)
 
@@ -137,8 +139,18 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	*out = ops;
 
 	user_large = plan->user_mi_large;
+	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
 	if (!user_large) {
-		mi.option_set(MI_LARGE_OS_PAGES, plan->pages != HP_PAGES_OFF);
+		mi.option_set(MI_LARGE_OS_PAGES, plan->pages != HP_PAGES_OFF && !large_scope);
+	} else if (large_scope) {
+		/* the user's large_os_pages decides the whole heap, either way */
+		long on = mi.option_get(MI_LARGE_OS_PAGES);
+		plan->pages = !on ? HP_PAGES_OFF
+			    : plan->pool_available > 0 || !plan->thp_available ? HP_PAGES_HUGETLB : HP_PAGES_THP;
+		plan->thp_scope = HP_THP_ALL;
+		large_scope = 0;
+		snprintf(plan->pages_reason, sizeof plan->pages_reason,
+			 "MIMALLOC_LARGE_OS_PAGES=%ld is the user's and wins", on);
 	} else if (mi.option_get(MI_LARGE_OS_PAGES) == 0 && plan->pages != HP_PAGES_OFF) {
 		plan->pages = HP_PAGES_OFF;
 		strcpy(plan->pages_reason, "MIMALLOC_LARGE_OS_PAGES=0 is the user's and wins");
@@ -146,6 +158,12 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 		/* the plan probed the pool and THP for this case (see init.c) */
 		plan->pages = plan->pool_available > 0 || !plan->thp_available ? HP_PAGES_HUGETLB : HP_PAGES_THP;
 		strcpy(plan->pages_reason, "MIMALLOC_LARGE_OS_PAGES is the user's and wins");
+	}
+
+	if (large_scope) {
+		large_threshold = (size_t)plan->threshold;
+		hp_thp_large_init(&mi_ops, large_threshold, plan->verbose, &large_ops);
+		*out = &large_ops;
 	}
 
 	reserve_note[0] = '\0';
@@ -165,6 +183,8 @@ static void mimalloc_describe(char *buf, size_t cap)
 		      mi.option_get ? mi.option_get(MI_EAGER_COMMIT) : -1L);
 	if (user_large)
 		hp_buf_printf(&b, " (MIMALLOC_LARGE_OS_PAGES='%s' wins)", user_large);
+	if (large_threshold)
+		hp_buf_printf(&b, ", MADV_HUGEPAGE on blocks >= %zu B", large_threshold);
 	if (reserve_note[0])
 		hp_buf_printf(&b, "; %s", reserve_note);
 }

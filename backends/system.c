@@ -30,35 +30,13 @@ static size_t threshold = 4u * HP_MIB;
 static int mode = HP_PAGES_OFF;                  /* effective mode */
 static int fallback_thp;                         /* hugetlb fallback may use THP */
 static int verbose;
-static atomic_int said_fallback, said_first_block, said_first_advice;
-
-static void *thp_advise(void *p, size_t n)
-{
-	if (p && n >= threshold) {
-		size_t advised = hp_pages_advise_thp(p, n);
-		if (verbose && !atomic_exchange(&said_first_advice, 1))
-			hp_say("THP: first block of %zu bytes: %zu bytes advised MADV_HUGEPAGE%s", n, advised,
-			       advised ? "" : " (madvise refused or no aligned 2 MiB inside)");
-	}
-	return p;
-}
-
-/* ---- pages=thp ---- */
-static void *thp_malloc(size_t n) { return thp_advise(libc.malloc(n), n); }
-static void *thp_memalign(size_t a, size_t n) { return thp_advise(libc.memalign(a, n), n); }
-static void *thp_realloc(void *p, size_t n) { return thp_advise(libc.realloc(p, n), n); }
-static void *thp_calloc(size_t c, size_t n)
-{
-	/* glibc's calloc of an mmapped chunk does not touch it: advise after */
-	void *p = libc.calloc(c, n);
-	return c && n ? thp_advise(p, c * n) : p;
-}
+static atomic_int said_fallback, said_first_block;
 
 /* ---- pages=hugetlb ---- */
 static void *fallback(size_t n, void *p)
 {
 	if (p)
-		return fallback_thp ? thp_advise(p, n) : p;
+		return fallback_thp ? hp_thp_large_advise(p, n) : p;
 	return NULL;
 }
 
@@ -151,7 +129,7 @@ static int resolve(void)
 	return 0;
 }
 
-static struct hp_alloc_ops sys_ops;
+static struct hp_alloc_ops sys_ops, thp_ops;
 
 static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 {
@@ -164,11 +142,10 @@ static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	verbose = plan->verbose;
 	fallback_thp = plan->thp_available;
 	*ops = libc;
+	/* pages=thp's wrappers; their advise is also hugetlb's THP fallback */
+	hp_thp_large_init(&libc, threshold, verbose, &thp_ops);
 	if (mode == HP_PAGES_THP) {
-		ops->malloc = thp_malloc;
-		ops->calloc = thp_calloc;
-		ops->realloc = thp_realloc;
-		ops->memalign = thp_memalign;
+		*ops = thp_ops;
 	} else if (mode == HP_PAGES_HUGETLB) {
 		hp_blocks_init();
 		ops->malloc = tlb_malloc;

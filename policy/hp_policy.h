@@ -100,10 +100,19 @@ uint64_t hp_pool_available(const struct hp_pool *pool);
 const char *hp_thp_name(int thp);
 
 /* ---- plan (plan.c): options + probe -> decisions with reasons; pure ---- */
+/* Which memory THP covers.  LARGE: blocks >= threshold, advised by
+ * hugepolicy's dispatch (numpy's 4 MiB rule; RSS grows by at most one
+ * partial huge page per such block).  ALL: the backend's own whole-heap
+ * switch, jemalloc opt.thp=always or mimalloc large_os_pages (faster where
+ * many mid-size blocks fault, but small and sparse heaps get 2 MiB pages:
+ * the RSS bloat of jemalloc's THP bug reports). */
+enum hp_thp_scope { HP_THP_LARGE, HP_THP_ALL };
+
 struct hp_plan {
 	int backend;            /* enum hp_backend_id */
 	int pages_requested;    /* enum hp_pages, may be AUTO */
 	int pages;              /* effective: OFF, THP or HUGETLB */
+	int thp_scope;          /* with pages THP: enum hp_thp_scope */
 	uint64_t threshold;     /* bytes */
 	uint64_t reserve;       /* bytes */
 	int verbose;

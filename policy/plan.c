@@ -53,6 +53,8 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	uint64_t want = (o->threshold + HP_HUGE_2M - 1) / HP_HUGE_2M;   /* pages for one block */
 	const char *thp = hp_thp_name(p->thp_enabled);
 	pl->pool_available = avail;
+	/* an explicit thp (or a fallback to it) is the backend's own kind */
+	pl->thp_scope = o->backend == HP_BACKEND_SYSTEM ? HP_THP_LARGE : HP_THP_ALL;
 
 	switch (o->pages) {
 	case HP_PAGES_OFF:
@@ -92,24 +94,21 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 		}
 		break;
 	default: /* AUTO */
-		/* THP first: it cannot fail later.  hugetlb only where THP is not
-		 * there: a forked child's copy-on-write of a hugetlb page needs a
-		 * free pool page and is a SIGBUS when there is none, so the pool is
-		 * used by default only when it is the one huge-page kind on offer
-		 * (libhugetlbfs, too, is opt-in). */
-		if (o->backend == HP_BACKEND_MIMALLOC && avail > 0 && thp_usable(p)) {
-			/* mimalloc cannot have THP without hugetlb pages while the
-			 * pool has some: auto stays safe (see the comment above) */
-			pl->pages = HP_PAGES_OFF;
-			reason(pl, "auto: mimalloc's large_os_pages would take hugetlb pages first (the 2 MiB pool "
-			       "has %llu available), and a forked child's copy-on-write of those is killed when "
-			       "the pool runs dry; base pages (ask pages=thp or hugetlb to accept that)",
-			       (unsigned long long)avail);
-		} else if (thp_usable(p)) {
+		/* THP first: it cannot fail later, and only on blocks >= threshold
+		 * (DESIGN.md: huge pages pay on large, dense memory; whole-heap THP
+		 * bloats small and sparse heaps), for every backend - so mimalloc
+		 * does not turn on large_os_pages, which would take hugetlb pages
+		 * first.  hugetlb only where THP is not there: a forked child's
+		 * copy-on-write of a hugetlb page needs a free pool page and is
+		 * killed when there is none, so the pool is used by default only
+		 * when it is the one huge-page kind on offer (libhugetlbfs, too, is
+		 * opt-in). */
+		if (thp_usable(p)) {
 			pl->pages = HP_PAGES_THP;
-			reason(pl, "auto: THP enabled=%s%s", thp,
-			       avail > 0 && o->backend != HP_BACKEND_JEMALLOC ?
-			       "; the hugetlb pool is used only when asked (pages=hugetlb)" : "");
+			pl->thp_scope = HP_THP_LARGE;
+			reason(pl, "auto: THP enabled=%s; MADV_HUGEPAGE on blocks >= %llu B%s", thp,
+			       (unsigned long long)o->threshold,
+			       o->backend != HP_BACKEND_SYSTEM ? " (pages=thp for the allocator's whole heap)" : "");
 		} else if (o->backend != HP_BACKEND_JEMALLOC && avail >= want && avail > 0) {
 			pl->pages = HP_PAGES_HUGETLB;
 			reason(pl, "auto: THP enabled=%s; 2 MiB hugetlb pool has %llu pages available "

@@ -117,6 +117,8 @@ static struct hp_probe probe(int thp, uint64_t free2m, uint64_t resv2m)
 	return p;
 }
 
+static int plan_scope;   /* thp_scope of the last plan_pages() */
+
 static int plan_pages(int backend, int pages, struct hp_probe p)
 {
 	struct hp_options o;
@@ -126,6 +128,7 @@ static int plan_pages(int backend, int pages, struct hp_probe p)
 	o.pages = pages;
 	hp_plan_make(&o, &p, &pl);
 	CHECK(pl.pages_reason[0] != '\0');
+	plan_scope = pl.thp_scope;
 	return pl.pages;
 }
 
@@ -145,6 +148,14 @@ static void auto_follows_what_the_machine_offers(void)
 	/* jemalloc has no hugetlb: auto never picks it */
 	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_AUTO, probe(HP_THP_NEVER, 64, 0)) == HP_PAGES_OFF);
 	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_AUTO, probe(HP_THP_ALWAYS, 64, 0)) == HP_PAGES_THP);
+	/* auto's THP is for blocks >= threshold on every backend; an explicit
+	 * thp is the backend's own whole-heap switch */
+	for (int b = 0; b < HP_BACKEND_COUNT; b++) {
+		CHECK(plan_pages(b, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
+		CHECK(plan_scope == HP_THP_LARGE);
+		CHECK(plan_pages(b, HP_PAGES_THP, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
+		CHECK(plan_scope == (b == HP_BACKEND_SYSTEM ? HP_THP_LARGE : HP_THP_ALL));
+	}
 }
 
 static void requests_fall_back_gracefully(void)
@@ -158,11 +169,12 @@ static void requests_fall_back_gracefully(void)
 
 static void mimalloc_large_pages_take_the_pool_first(void)
 {
-	/* large_os_pages maps MAP_HUGETLB first: thp with a pool is hugetlb,
-	 * and auto will not risk fork copy-on-write kills */
+	/* large_os_pages maps MAP_HUGETLB first: thp with a pool is hugetlb;
+	 * auto does not turn large_os_pages on, so the pool stays untouched */
 	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_THP, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_HUGETLB);
 	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_THP, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
-	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_OFF);
+	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_THP);
+	CHECK(plan_scope == HP_THP_LARGE);
 	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
 }
 

@@ -3,7 +3,11 @@
  *   EXPECT: thp (AnonHugePages >= half the buffer), hugetlb (Hugetlb >= half),
  *           none (both 0), thp-fallback (thp, and the page layer counted a
  *           hugetlb fallback), large (AnonHugePages + Hugetlb >= half: mimalloc's
- *           large_os_pages takes hugetlb pages first when the pool has any).
+ *           large_os_pages takes hugetlb pages first when the pool has any),
+ *           thp-large (thp for the buffer, but 32 MiB more in 64 KiB blocks,
+ *           below the threshold, stay on base pages: pages=auto, system thp),
+ *           thp-all (thp, and those 64 KiB blocks get huge pages too: the
+ *           backend's whole-heap switch, jemalloc opt.thp=always).
  * Allocates the buffer with malloc, touches it, and reads
  * /proc/self/smaps_rollup through hugepolicy_stats() while it lives. */
 #include "check.h"
@@ -14,7 +18,7 @@
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: test_pages BACKEND thp|hugetlb|none|thp-fallback|large [MiB]\n");
+		fprintf(stderr, "usage: test_pages BACKEND thp|thp-large|thp-all|hugetlb|none|thp-fallback|large [MiB]\n");
 		return 2;
 	}
 	const char *backend = argv[1], *expect = argv[2];
@@ -33,9 +37,29 @@ int main(int argc, char **argv)
 	       mib, (unsigned long long)(st.anon_huge >> 10), (unsigned long long)(st.hugetlb >> 10),
 	       (unsigned long long)(st.rss >> 10), (unsigned long long)st.hugetlb_fallbacks);
 	CHECK(strcmp(st.backend, backend) == 0);
-	if (strcmp(expect, "thp") == 0) {
+	if (strncmp(expect, "thp", 3) == 0 && strcmp(expect, "thp-fallback") != 0) {
 		CHECK(strcmp(st.pages_effective, "thp") == 0);
 		CHECK(st.anon_huge >= bytes / 2);
+		if (strcmp(expect, "thp") != 0) {
+			enum { NSMALL = 512, SMALL = 64 << 10 };   /* 32 MiB below the 4 MiB threshold */
+			static void *small[NSMALL];
+			for (int i = 0; i < NSMALL; i++) {
+				small[i] = malloc(SMALL);
+				CHECK(small[i] != NULL);
+				if (small[i])
+					memset(small[i], 0x33, SMALL);
+			}
+			struct hugepolicy_stats st2 = { .size = sizeof st2 };
+			CHECK(hugepolicy_stats(&st2) == 0);
+			long long delta = (long long)st2.anon_huge - (long long)st.anon_huge;
+			printf("32 MiB in 64 KiB blocks: AnonHugePages %+lld kB\n", delta / 1024);
+			if (strcmp(expect, "thp-large") == 0)
+				CHECK(delta <= 4 << 20);         /* slack: a neighbour's partial page */
+			else
+				CHECK(delta >= (long long)(NSMALL * SMALL) / 2);
+			for (int i = 0; i < NSMALL; i++)
+				free(small[i]);
+		}
 	} else if (strcmp(expect, "thp-fallback") == 0) {
 		/* the plan stays hugetlb; this block fell back to THP */
 		CHECK(strcmp(st.pages_effective, "hugetlb") == 0);

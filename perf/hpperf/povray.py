@@ -8,7 +8,7 @@ import shutil
 
 EXAMPLES = "/usr/share/doc/povray/examples"
 TIME_RE = re.compile(r"^\s*(Parse|Trace) Time:.*\(([0-9.]+) seconds\)", re.M)
-SIZE = {"quick": (320, 240), "full": (800, 600)}
+SIZE = {"quick": (320, 240), "full": (640, 480)}
 
 
 class Povray:

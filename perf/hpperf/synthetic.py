@@ -41,7 +41,7 @@ class Deform(Program):
     """Per frame: a fresh ~50 MB positions array, copy, deform, free."""
     name = "deform"
     exe_name = "deform"
-    args = {"quick": ["--mib", "50", "--frames", "10"], "full": ["--mib", "50", "--frames", "100"]}
+    args = {"quick": ["--mib", "50", "--frames", "10"], "full": ["--mib", "50", "--frames", "40"]}
 
     def metrics(self):
         return ["deform frames"]

@@ -22,7 +22,7 @@ class FreshBuffer:
     first touch), the median of the others warm (what the allocator reuses)."""
     name = "fresh-buffer"
     SIZES = (1, 4, 16, 32, 33, 64, 256)
-    ITERS = {"quick": 8, "full": 50}
+    ITERS = {"quick": 8, "full": 12}
 
     def __init__(self, build_dir, quality):
         self.exe = os.path.join(build_dir, "perf", "fresh_buffer")

@@ -48,6 +48,6 @@ int scene_present(const struct render_scene *sc)
 struct render_settings settings_for(enum render_quality q)
 {
     if (q == QUALITY_FULL)
-        return (struct render_settings){1280, 720, 16, 3, 64};
+        return (struct render_settings){1280, 720, 4, 3, 64};
     return (struct render_settings){640, 360, 8, 2, 64};
 }
