@@ -14,7 +14,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpperf import chart, hugetlb, machine, report, workloads  # noqa: E402
+from hpperf import chart, hugetlb, machine, report, targets, workloads  # noqa: E402
 from hpperf.measure import run_measured  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -64,6 +64,9 @@ def parse_args(argv):
                    help="no CLI: run workloads directly with HUGEPOLICY_* env only (baseline check)")
     p.add_argument("--blender", help="blender binary (default: from PATH)")
     p.add_argument("--out", help="results dir (default perf/results/<timestamp>/)")
+    p.add_argument("--report", metavar="DIR",
+                   help="run nothing: print and write the tables, targets and chart again "
+                        "from DIR/results.json")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     p.add_argument("--interval", type=float, default=0.1, help="smaps_rollup poll seconds")
     p.add_argument("--hugetlb-pages", type=int, help="2 MiB pages to add in hugetlb mode "
@@ -189,8 +192,51 @@ def on_sigterm(signum, frame):
     raise KeyboardInterrupt
 
 
+def write_outputs(out_dir, cfg, facts, runs, wls, names):
+    """Tables (stdout and tables.md), targets, SVG, CSV, JSON of one run."""
+    baseline = "system/off" if "system/off" in names else names[0]
+    title = "hugepolicy perf (%s, %d round(s)%s) — ratio to %s" % (
+        cfg["quality"], cfg["repeat"], ", PLAIN: no hugepolicy" if cfg["plain"] else "", baseline)
+    parts = ["## " + title, machine.summary(facts),
+             report.timing_table(runs, wls, names, baseline),
+             report.spread_table(runs, wls, names), report.resource_table(runs, wls, names)]
+    if any(w.name == "fresh-buffer" for w in wls):
+        parts.append(report.cold_warm_table(runs, names))
+    goals = targets.table(runs, wls, names, baseline)
+    if goals:
+        parts.append(goals)
+    svg = chart.write_svg(out_dir, runs, wls, names, baseline, title)
+    parts.append("Chart: %s" % svg)
+    text = "\n\n".join(parts)
+    print(text)
+    with open(os.path.join(out_dir, "tables.md"), "w") as f:
+        f.write(text + "\n")
+    report.write_csv(os.path.join(out_dir, "runs.csv"), runs, wls)
+    cfg = dict(cfg, baseline=baseline)
+    report.write_json(os.path.join(out_dir, "results.json"), cfg, facts, runs, wls, names, baseline)
+    for wl in wls:
+        means = [r["info"]["image_mean"] for r in runs
+                 if r["workload"] == wl.name and "image_mean" in r.get("info", {})]
+        if means and max(means) - min(means) > 1e-3:
+            log("WARNING: %s images differ between runs (mean pixel %.5f..%.5f); "
+                "see OUT/images/" % (wl.name, min(means), max(means)))
+
+
+def report_again(out_dir, build, blender):
+    """--report DIR: the tables, targets and chart again from DIR/results.json."""
+    with open(os.path.join(out_dir, "results.json")) as f:
+        doc = json.load(f)
+    cfg = doc["config"]
+    wls = [workloads.make(n, REPO, build or cfg["build"], cfg["quality"], blender or cfg.get("blender"))
+           for n in cfg["workloads"]]
+    write_outputs(out_dir, cfg, doc["machine"], doc["runs"], wls, doc["configurations"])
+    return 0
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.report:
+        return report_again(os.path.abspath(args.report), args.build, args.blender)
     if not args.plain and not os.access(args.hugepolicy, os.X_OK):
         log("error: hugepolicy CLI not found at %s (build it, pass --hugepolicy PATH, "
             "or --plain to run without it)" % args.hugepolicy)
@@ -229,30 +275,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         log("interrupted: reporting the %d runs done" % len(runs))
 
-    baseline = "system/off" if "system/off" in names else names[0]
-    title = "hugepolicy perf (%s, %d round(s)%s) — ratio to %s" % (
-        args.quality, args.repeat, ", PLAIN: no hugepolicy" if args.plain else "", baseline)
-    parts = ["## " + title, machine.summary(facts),
-             report.timing_table(runs, wls, names, baseline),
-             report.spread_table(runs, wls, names), report.resource_table(runs, wls, names)]
-    if any(w.name == "fresh-buffer" for w in wls):
-        parts.append(report.cold_warm_table(runs, names))
-    svg = chart.write_svg(out_dir, runs, wls, names, baseline, title)
-    parts.append("Chart: %s" % svg)
-    text = "\n\n".join(parts)
-    print(text)
-    with open(os.path.join(out_dir, "tables.md"), "w") as f:
-        f.write(text + "\n")
-    report.write_csv(os.path.join(out_dir, "runs.csv"), runs, wls)
     cfg = {k: v for k, v in vars(args).items()}
-    cfg.update(configurations=names, baseline=baseline, workloads=[w.name for w in wls])
-    report.write_json(os.path.join(out_dir, "results.json"), cfg, facts, runs, wls, names, baseline)
-    for wl in wls:
-        means = [r["info"]["image_mean"] for r in runs
-                 if r["workload"] == wl.name and "image_mean" in r.get("info", {})]
-        if means and max(means) - min(means) > 1e-3:
-            log("WARNING: %s images differ between runs (mean pixel %.5f..%.5f); "
-                "see OUT/images/" % (wl.name, min(means), max(means)))
+    cfg.update(configurations=names, workloads=[w.name for w in wls])
+    write_outputs(out_dir, cfg, facts, runs, wls, names)
     failed = [r for r in runs if not r["ok"]]
     log("results: %s (runs.csv, results.json, tables.md)" % out_dir)
     if failed:

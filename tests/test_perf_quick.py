@@ -92,15 +92,33 @@ else:
 # the runner end to end, one configuration, one round, the fast workloads
 with tempfile.TemporaryDirectory() as d:
     r = subprocess.run([sys.executable, os.path.join(repo, "perf", "run.py"), "--repeat", "1",
-                        "--workloads", "deform,churn", "--backends", "system,native-jemalloc",
-                        "--modes", "off", "--build", build, "--out", d],
+                        "--workloads", "deform,churn", "--backends", "system,jemalloc,native-jemalloc",
+                        "--modes", "off,auto", "--build", build, "--out", d],
                        capture_output=True, text=True, timeout=900)
     print(r.stdout[-1500:])
     check(r.returncode == 0, "run.py: exit 0")
     check("| deform frames |" in r.stdout and "native-jemalloc/off" in r.stdout, "run.py: table rows and columns")
     with open(os.path.join(d, "results.json")) as fh:
         doc = json.load(fh)
-    check(len(doc["runs"]) == 4 and all(x["ok"] for x in doc["runs"]), "run.py: 4 runs recorded, all ok")
+    check(len(doc["runs"]) == 10 and all(x["ok"] for x in doc["runs"]), "run.py: 10 runs recorded, all ok")
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as fh:
+            thp_on = "[never]" not in fh.read()
+    except OSError:
+        thp_on = False
+    want = ("thp",) if thp_on else ("off", "hugetlb")   # without THP: the pool if it has room
+    check(all(x["hp_pages"] in want for x in doc["runs"] if x["mode"] == "auto"),
+          "run.py: auto runs report the mode the library chose (%s here)" % "/".join(want))
+    check(re.search(r"\| churn jemalloc/off / native-jemalloc/off within 3 % \| [0-9.]+: (met|MISSED) \|",
+                    r.stdout) is not None, "run.py: targets table, churn against the native baseline")
+    check(re.search(r"\| jemalloc/auto peak RSS <= \+10 % \| (met|MISSED): ", r.stdout) is not None,
+          "run.py: targets table, auto's peak RSS")
+    with open(os.path.join(d, "tables.md")) as fh:
+        first = fh.read()
+    again = subprocess.run([sys.executable, os.path.join(repo, "perf", "run.py"), "--report", d,
+                            "--build", build], capture_output=True, text=True, timeout=300)
+    with open(os.path.join(d, "tables.md")) as fh:
+        check(again.returncode == 0 and fh.read() == first, "run.py --report: the same tables from results.json")
     check(doc["medians"]["deform"]["deform frames"]["system/off"]["ratio"] == 1.0, "run.py: baseline ratio is 1")
     check(os.path.exists(os.path.join(d, "runs.csv")), "run.py: CSV written")
     if shutil.which("gnuplot"):

@@ -66,8 +66,15 @@ class Render:
             stale = os.path.join(images, "render-%s-%s-%s.png" % (s, self.quality, run_tag))
             if os.path.exists(stale):
                 os.unlink(stale)
-        return [self.exe, "--quality", self.quality, "--scene", ",".join(self.scenes()),
-                "--out", images, "--tag", run_tag]
+        cmd = [self.exe, "--quality", self.quality, "--scene", ",".join(self.scenes()),
+               "--out", images, "--tag", run_tag]
+        # Through hugepolicy the host asks hugepolicy_pages(); a native
+        # baseline has no hugepolicy to ask, so its mode is passed on
+        # (run tag BACKEND-MODE): off = no huge pages for Embree either.
+        backend, mode = run_tag.rsplit("-", 1)
+        if backend.startswith("native-"):
+            cmd += ["--embree-hugepages", "0" if mode == "off" else "1"]
+        return cmd
 
     def hugetlb_pages(self):
         return self.POOL_PAGES[self.quality]

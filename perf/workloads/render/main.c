@@ -71,7 +71,9 @@ static void usage(FILE *out)
             "  --scene      scenes to render, in order (default all; see --list)\n"
             "  --quality    quick: ~1-3 s per render on 2 cores; full: tens of seconds\n"
             "  --embree-hugepages  Embree's rtcNewDevice(\"hugepages=…\"): auto asks\n"
-            "               hugepolicy_pages() (1 unless \"off\"; 0 without hugepolicy)\n"
+            "               hugepolicy_pages() (1 unless \"off\"; 0 without hugepolicy);\n"
+            "               0 also sets PR_SET_THP_DISABLE: Embree madvises its\n"
+            "               BVH memory MADV_HUGEPAGE even with hugepages=0\n"
             "  --out DIR    images go to DIR/render-SCENE-QUALITY[-TAG].png (default .)\n"
             "  --threads N  render workers (default: CPUs in the affinity mask)\n"
             "  --grid N     N x N instances instead of the scene table's (1..64)\n"
@@ -252,7 +254,7 @@ int main(int argc, char **argv)
         }
     }
     int embree_on = 0;
-    char why[128];
+    char why[192];
     RTCDevice dev = world_device(o.embree, &embree_on, why, sizeof why);
     if (!dev)
         return 1;

@@ -2,6 +2,8 @@
 #include "world.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <sys/prctl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,18 @@ RTCDevice world_device(enum embree_pages want, int *on, char *why, size_t whylen
     } else {
         *on = want == EMBREE_PAGES_ON;
         snprintf(why, whylen, "--embree-hugepages %d", *on);
+    }
+    if (!*on) {
+        /* Embree's os_malloc madvises every mapping MADV_HUGEPAGE even with
+         * hugepages=0 (that only skips its MAP_HUGETLB attempt), so "off"
+         * would still give its BVH memory THP: turn THP off for this
+         * process instead (prctl(2) PR_SET_THP_DISABLE), so that off means
+         * base pages for Embree's memory too. */
+        size_t n = strlen(why);
+        if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0)
+            snprintf(why + n, whylen - n, "; THP disabled for the process (PR_SET_THP_DISABLE)");
+        else
+            snprintf(why + n, whylen - n, "; PR_SET_THP_DISABLE failed: %s", strerror(errno));
     }
     RTCDevice dev = rtcNewDevice(*on ? "hugepages=1" : "hugepages=0");
     if (!dev)

@@ -1,0 +1,121 @@
+"""The issue's targets, computed from one run's records (benchmarks, not tests).
+
+- render: geometric mean over scenes of the paired `total` ratio to the
+  baseline (system/off); speed-up = 1 / geomean.  Target: auto >= 1.10x.
+- auto: never more than 1 % slower than the baseline on any workload
+  (worst paired ratio per workload, over its metrics and wall time), and its
+  peak RSS at most 10 % above the baseline's (paired ratio of ru_maxrss).
+- churn: hugepolicy against the native baseline of the same allocator and
+  mode, paired per round.  Target: within 3 %.
+- fresh-buffer: cold/warm <= 3 at every size for the best configuration.
+Lower ratios are faster.  Every ratio is a median of per-round ratios.
+"""
+import math
+import statistics
+
+from . import report
+
+SLOWER = 1.01      # auto: at most 1 % slower
+RSS_MORE = 1.10    # auto: at most 10 % more peak RSS
+CHURN_NATIVE = 1.03
+COLD_WARM = 3.0
+RENDER_SPEEDUP = 1.10
+
+
+def render_geomean(runs, config, baseline):
+    """Geometric mean over render scenes of the paired total-time ratio, or None."""
+    scenes = sorted({k.split()[1] for r in runs if r["workload"] == "render"
+                     for k in r["metrics"] if k.endswith(" total")})
+    ratios = [report.paired_ratio(runs, "render", config, baseline, "render %s total" % s)
+              for s in scenes]
+    ratios = [x for x in ratios if x]
+    if not ratios:
+        return None
+    return math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+
+
+NOISE_FLOOR_S = 0.01  # metrics whose baseline median is below this are timer noise here
+
+
+def worst_metric(runs, workload, config, baseline):
+    """(ratio, metric) of the metric where config is slowest against baseline,
+    over the metrics whose baseline median is at least NOISE_FLOOR_S."""
+    keys = [k for _, k in report.time_rows(workload)
+            if (report.cell_stats(runs, workload.name, baseline, k)[0] or 0) >= NOISE_FLOOR_S]
+    pairs = [(report.paired_ratio(runs, workload.name, config, baseline, k), k) for k in keys]
+    pairs = [p for p in pairs if p[0] is not None]
+    return max(pairs) if pairs else None
+
+
+def cold_warm(runs, config):
+    """{size MiB: median cold / median warm} for fresh-buffer."""
+    out = {}
+    sizes = sorted({int(k.split()[1]) for r in runs if r["workload"] == "fresh-buffer"
+                    for k in r["metrics"] if k.endswith(" cold")})
+    for size in sizes:
+        cold = report.cell_stats(runs, "fresh-buffer", config, "fresh-buffer %d MiB cold" % size)[0]
+        warm = report.cell_stats(runs, "fresh-buffer", config, "fresh-buffer %d MiB warm" % size)[0]
+        if cold is not None and warm:
+            out[size] = cold / warm
+    return out
+
+
+def _mark(ok):
+    return "met" if ok else "MISSED"
+
+
+def table(runs, workloads, configs, baseline):
+    """Markdown: one block per target; '' when the run has nothing to say."""
+    names = {w.name for w in workloads}
+    lines = []
+    render_best = None
+    if "render" in names:
+        geo = {c: render_geomean(runs, c, baseline) for c in configs}
+        geo = {c: g for c, g in geo.items() if g}
+        if geo:
+            best = render_best = min(geo, key=geo.get)
+            for c, g in sorted(geo.items(), key=lambda x: x[1]):
+                lines.append("| render geomean of scene totals, %s | %.3f (%.2fx speed-up) |" % (c, g, 1 / g))
+            lines.append("| render best | %s: %.2fx faster than %s |" % (best, 1 / geo[best], baseline))
+            for c in configs:
+                if c.endswith("/auto") and c in geo:
+                    lines.append("| render %s >= %.2fx | %.2fx: %s |" % (
+                        c, RENDER_SPEEDUP, 1 / geo[c], _mark(1 / geo[c] >= RENDER_SPEEDUP)))
+    for c in configs:
+        if not c.endswith("/auto"):
+            continue
+        slow, fat = [], []
+        for w in workloads:
+            wm = worst_metric(runs, w, c, baseline)
+            if wm and wm[0] > SLOWER:
+                slow.append("%s %.2f" % (wm[1].replace("wall_s", w.name + " wall"), wm[0]))
+            rss = report.paired_ratio(runs, w.name, c, baseline, "maxrss_mib")
+            if rss and rss > RSS_MORE:
+                fat.append("%s %.2f" % (w.name, rss))
+        lines.append("| %s never > %.0f %% slower (metrics >= %.0f ms) | %s: %s |" % (
+            c, (SLOWER - 1) * 100, NOISE_FLOOR_S * 1000, _mark(not slow), "; ".join(slow) or "every workload within"))
+        lines.append("| %s peak RSS <= +%.0f %% | %s: %s |" % (
+            c, (RSS_MORE - 1) * 100, _mark(not fat), "; ".join(fat) or "every workload within"))
+    if "churn" in names:
+        for c in configs:
+            native = "native-" + c
+            if native in configs:
+                x = report.paired_ratio(runs, "churn", c, native, "churn ops")
+                if x:
+                    lines.append("| churn %s / %s within %.0f %% | %.3f: %s |" % (
+                        c, native, (CHURN_NATIVE - 1) * 100, x, _mark(x <= CHURN_NATIVE)))
+    if "fresh-buffer" in names:
+        cw = {c: cold_warm(runs, c) for c in configs}
+        cw = {c: v for c, v in cw.items() if v}
+        if cw:
+            best = min(cw, key=lambda c: max(cw[c].values()))
+            for c in dict.fromkeys([baseline, render_best, best]):
+                if c in cw:
+                    over = [s for s, x in cw[c].items() if x > COLD_WARM]
+                    lines.append("| fresh-buffer cold/warm %s | %s: %s |" % (
+                        c, " ".join("%d MiB %.1f" % (s, x) for s, x in sorted(cw[c].items())),
+                        _mark(not over) + (" (> %.0f at %s MiB)" % (COLD_WARM, ",".join(map(str, over)))
+                                           if over else "")))
+    if not lines:
+        return ""
+    return "\n".join(["| target (ratio to %s unless named) | result |" % baseline, "|---|---|"] + lines)
