@@ -33,9 +33,27 @@ void *hp_thp_large_advise(void *p, size_t n)
 	return p;
 }
 
-static void *large_malloc(size_t n) { return hp_thp_large_advise(inner.malloc(n), n); }
-static void *large_memalign(size_t a, size_t n) { return hp_thp_large_advise(inner.memalign(a, n), n); }
-static void *large_realloc(void *p, size_t n) { return hp_thp_large_advise(inner.realloc(p, n), n); }
+/* Small requests, the hot path, are a tail call to the backend. */
+static void *large_malloc(size_t n)
+{
+	if (n < threshold)
+		return inner.malloc(n);
+	return hp_thp_large_advise(inner.malloc(n), n);
+}
+
+static void *large_memalign(size_t a, size_t n)
+{
+	if (n < threshold)
+		return inner.memalign(a, n);
+	return hp_thp_large_advise(inner.memalign(a, n), n);
+}
+
+static void *large_realloc(void *p, size_t n)
+{
+	if (n < threshold)
+		return inner.realloc(p, n);
+	return hp_thp_large_advise(inner.realloc(p, n), n);
+}
 
 static void *large_calloc(size_t c, size_t n)
 {

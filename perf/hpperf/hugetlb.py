@@ -1,7 +1,9 @@
 """Temporarily grow the system's default (2 MiB) hugetlb pool.
 
-The pool is system-wide, so the old value is always restored, and what the
-kernel actually granted is read back rather than assumed.
+The pool is system-wide and others (tests, other runs) may grow or shrink it
+meanwhile, so the pages added are given back as a delta rather than by
+writing the old value, and what the kernel granted is read back rather than
+assumed.
 """
 import contextlib
 import os
@@ -32,8 +34,11 @@ def _write(n):
 def pool(extra_pages):
     """Add extra_pages to nr_hugepages for the duration; yield pages granted."""
     old = _read()
+    granted = 0
     try:
         _write(old + extra_pages)
-        yield _read() - old
+        granted = max(0, _read() - old)
+        yield granted
     finally:
-        _write(old)
+        if granted:
+            _write(max(0, _read() - granted))
