@@ -46,8 +46,10 @@ extern const struct hp_backend hp_backend_mimalloc;
 
 /* ---- OS page layer (pages.c) ---- */
 
-/* madvise(MADV_HUGEPAGE) on the 2 MiB-aligned interior of [p, p+len).
- * Returns bytes advised (0 if no whole huge page fits or madvise failed). */
+/* madvise(MADV_HUGEPAGE) on the base pages of [p, p+len) (the whole range,
+ * so a block that is its own mapping stays one VMA and mremap-able).
+ * Returns the bytes that can become huge pages: its 2 MiB-aligned interior
+ * (0 if no whole huge page fits, or madvise failed). */
 size_t hp_pages_advise_thp(void *p, size_t len);
 
 /* Map len bytes (rounded up to 2 MiB) from the 2 MiB hugetlb pool and
@@ -66,11 +68,18 @@ struct hp_smaps { uint64_t rss, anon_huge, hugetlb; };
 int hp_pages_smaps(struct hp_smaps *out);
 
 /* ---- THP for blocks >= threshold, in front of any backend (thp_large.c) ---- */
+/* What the wrapper must know about the backend to advise before first touch. */
+struct hp_thp_large_traits {
+	int calloc_touches;          /* calloc writes every block (mimalloc 2.0) */
+	int realloc_keeps_advice;    /* growing a block >= threshold keeps its advised
+				      * pages (glibc: mremap of an mmapped chunk) */
+	int (*grow_in_place)(void *p, size_t n);   /* 1: p now holds n bytes; NULL: none */
+};
 /* Fill *out with `backend`'s ops wrapped so that malloc, calloc, realloc and
- * memalign results of at least min_bytes get MADV_HUGEPAGE; free and
- * usable_size stay the backend's.  Call once at start-up. */
-void hp_thp_large_init(const struct hp_alloc_ops *backend, size_t min_bytes, int verbose,
-		       struct hp_alloc_ops *out);
+ * memalign results of at least min_bytes get MADV_HUGEPAGE before their first
+ * touch; free and usable_size stay the backend's.  Call once at start-up. */
+void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_large_traits *t,
+		       size_t min_bytes, int verbose, struct hp_alloc_ops *out);
 /* Advise [p, p+n) when n >= min_bytes; returns p (NULL stays NULL). */
 void *hp_thp_large_advise(void *p, size_t n);
 
@@ -92,6 +101,7 @@ void *hpje_calloc(size_t n, size_t size);
 void *hpje_realloc(void *p, size_t size);
 void *hpje_memalign(size_t align, size_t size);
 size_t hpje_malloc_usable_size(void *p);
+size_t hpje_xallocx(void *p, size_t size, size_t extra, int flags);
 int hpje_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
 extern const char *hpje_malloc_conf;
 #pragma GCC visibility pop

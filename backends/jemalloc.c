@@ -32,6 +32,13 @@ static const char *user_conf;
 static struct hp_alloc_ops large_ops;
 static int large_scope;                  /* THP on blocks >= threshold only */
 static size_t large_threshold;
+static char conf[96];
+
+/* jemalloc(3) xallocx: resize in place, returning the real size. */
+static int grow_in_place(void *p, size_t n)
+{
+	return hpje_xallocx(p, n, 0, 0) >= n;
+}
 
 static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 {
@@ -41,8 +48,16 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 	 * metadata once it is large enough, "disabled" never. */
 	int thp = plan->pages == HP_PAGES_THP;
 	int all = thp && plan->thp_scope == HP_THP_ALL;
-	hpje_malloc_conf = all ? "thp:always,metadata_thp:auto"
-			 : thp ? "thp:default,metadata_thp:auto" : "thp:never,metadata_thp:disabled";
+	if (thp && !all) {
+		/* THP on blocks >= threshold only: they go to jemalloc's oversize
+		 * arena (oversize_threshold), whose memory is never reused for
+		 * small blocks, so the advice stays on big blocks */
+		snprintf(conf, sizeof conf, "thp:default,metadata_thp:auto,oversize_threshold:%llu",
+			 (unsigned long long)plan->threshold);
+		hpje_malloc_conf = conf;
+	} else {
+		hpje_malloc_conf = all ? "thp:always,metadata_thp:auto" : "thp:never,metadata_thp:disabled";
+	}
 	user_conf = plan->user_malloc_conf;
 	const char *v = NULL;
 	size_t len = sizeof v;
@@ -65,7 +80,8 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 	if (plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE) {
 		large_scope = 1;
 		large_threshold = (size_t)plan->threshold;
-		hp_thp_large_init(&hp_jemalloc_ops, large_threshold, plan->verbose, &large_ops);
+		static const struct hp_thp_large_traits je_traits = { .grow_in_place = grow_in_place };
+		hp_thp_large_init(&hp_jemalloc_ops, &je_traits, large_threshold, plan->verbose, &large_ops);
 		*ops = &large_ops;
 	}
 	return 0;
@@ -83,8 +99,12 @@ static void jemalloc_describe(char *buf, size_t cap)
 	struct hp_buf b = { buf, cap, 0 };
 	hp_buf_printf(&b, "jemalloc %s opt.thp=%s opt.metadata_thp=%s", read_str("version"),
 		      read_str("opt.thp"), read_str("opt.metadata_thp"));
-	if (large_scope)
-		hp_buf_printf(&b, ", MADV_HUGEPAGE on blocks >= %zu B", large_threshold);
+	if (large_scope) {
+		size_t v = 0, len = sizeof v;
+		hpje_mallctl("opt.oversize_threshold", &v, &len, NULL, 0);
+		hp_buf_printf(&b, " opt.oversize_threshold=%zu, MADV_HUGEPAGE on blocks >= %zu B", v,
+			      large_threshold);
+	}
 	if (user_conf)
 		hp_buf_printf(&b, " (MALLOC_CONF='%s' applied after hugepolicy's%s)", user_conf,
 			      strstr(user_conf, "thp") ? " and wins" : "");

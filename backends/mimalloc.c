@@ -139,30 +139,45 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	*out = ops;
 
 	user_large = plan->user_mi_large;
+	int ignored;
+	if (user_large && hp_parse_bool(user_large, &ignored) != 0)
+		hp_say("MIMALLOC_LARGE_OS_PAGES='%s' is not a value mimalloc knows (1/0, on/off, yes/no, "
+		       "true/false); mimalloc reads it as large_os_pages=%ld", user_large,
+		       mi.option_get(MI_LARGE_OS_PAGES));
 	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
 	if (!user_large) {
 		mi.option_set(MI_LARGE_OS_PAGES, plan->pages != HP_PAGES_OFF && !large_scope);
 	} else if (large_scope) {
-		/* the user's large_os_pages decides the whole heap, either way */
+		/* large_os_pages=1 of the user's turns the whole heap to large
+		 * pages, and wins; 0 is mimalloc's default and leaves auto's
+		 * big-block THP alone (as MALLOC_CONF=thp:default does) */
 		long on = mi.option_get(MI_LARGE_OS_PAGES);
-		plan->pages = !on ? HP_PAGES_OFF
-			    : plan->pool_available > 0 || !plan->thp_available ? HP_PAGES_HUGETLB : HP_PAGES_THP;
-		plan->thp_scope = HP_THP_ALL;
-		large_scope = 0;
-		snprintf(plan->pages_reason, sizeof plan->pages_reason,
-			 "MIMALLOC_LARGE_OS_PAGES=%ld is the user's and wins", on);
+		if (on) {
+			plan->pages = plan->pool_available > 0 || !plan->thp_available ? HP_PAGES_HUGETLB
+											: HP_PAGES_THP;
+			plan->thp_scope = HP_THP_ALL;
+			large_scope = 0;
+			snprintf(plan->pages_reason, sizeof plan->pages_reason,
+				 "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=%ld) is the user's and wins",
+				 user_large, on);
+		}
 	} else if (mi.option_get(MI_LARGE_OS_PAGES) == 0 && plan->pages != HP_PAGES_OFF) {
 		plan->pages = HP_PAGES_OFF;
-		strcpy(plan->pages_reason, "MIMALLOC_LARGE_OS_PAGES=0 is the user's and wins");
+		snprintf(plan->pages_reason, sizeof plan->pages_reason,
+			 "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=0) is the user's and wins", user_large);
 	} else if (mi.option_get(MI_LARGE_OS_PAGES) != 0 && plan->pages == HP_PAGES_OFF) {
 		/* the plan probed the pool and THP for this case (see init.c) */
 		plan->pages = plan->pool_available > 0 || !plan->thp_available ? HP_PAGES_HUGETLB : HP_PAGES_THP;
-		strcpy(plan->pages_reason, "MIMALLOC_LARGE_OS_PAGES is the user's and wins");
+		snprintf(plan->pages_reason, sizeof plan->pages_reason,
+			 "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=%ld) is the user's and wins", user_large,
+			 mi.option_get(MI_LARGE_OS_PAGES));
 	}
 
 	if (large_scope) {
 		large_threshold = (size_t)plan->threshold;
-		hp_thp_large_init(&mi_ops, large_threshold, plan->verbose, &large_ops);
+		/* mi_calloc zeroes every block, fresh from the kernel or not */
+		static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1 };
+		hp_thp_large_init(&mi_ops, &mi_traits, large_threshold, plan->verbose, &large_ops);
 		*out = &large_ops;
 	}
 

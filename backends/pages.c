@@ -25,12 +25,21 @@
 
 size_t hp_pages_advise_thp(void *p, size_t len)
 {
+	/* Only whole 2 MiB-aligned pages inside the range can become huge
+	 * pages; that is what is returned.  But the advice covers the block's
+	 * whole base-page range: advising only the aligned middle would split a
+	 * block that is its own mapping (glibc's mmapped chunks) into three
+	 * VMAs, and mremap(2) refuses ranges that span several VMAs (EFAULT),
+	 * so every later realloc of it would copy instead of remap. */
 	uintptr_t lo = ((uintptr_t)p + HP_HUGE_2M - 1) & ~(uintptr_t)(HP_HUGE_2M - 1);
 	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)(HP_HUGE_2M - 1);
 	if (hi <= lo)
 		return 0;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t first = (uintptr_t)p & ~(page - 1);
+	uintptr_t last = ((uintptr_t)p + len + page - 1) & ~(page - 1);
 	int saved = errno;
-	int rc = madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	int rc = madvise((void *)first, last - first, MADV_HUGEPAGE);
 	errno = saved;
 	return rc == 0 ? (size_t)(hi - lo) : 0;
 }

@@ -143,7 +143,8 @@ static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	fallback_thp = plan->thp_available;
 	*ops = libc;
 	/* pages=thp's wrappers; their advise is also hugetlb's THP fallback */
-	hp_thp_large_init(&libc, threshold, verbose, &thp_ops);
+	static const struct hp_thp_large_traits glibc_traits = { .realloc_keeps_advice = 1 };
+	hp_thp_large_init(&libc, &glibc_traits, threshold, verbose, &thp_ops);
 	if (mode == HP_PAGES_THP) {
 		*ops = thp_ops;
 	} else if (mode == HP_PAGES_HUGETLB) {

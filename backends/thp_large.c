@@ -1,23 +1,35 @@
 /*
  * thp_large.c - THP for large blocks only, in front of any backend.
  *
- * A block of at least `threshold` bytes gets madvise(MADV_HUGEPAGE) on its
- * 2 MiB-aligned interior right after the backend returns it, before the
- * caller's first touch, so its faults are 2 MiB faults (numpy's 4 MiB rule;
- * kernel Documentation/admin-guide/mm/transhuge.rst, "madvise" mode).  Smaller
- * blocks and the backend's own metadata stay on base pages, so RSS grows by
- * at most the partial huge pages at the ends of the big blocks.
+ * A block of at least `threshold` bytes gets madvise(MADV_HUGEPAGE) right
+ * after the backend returns it, before the caller's first touch, so its
+ * faults are 2 MiB faults (numpy's 4 MiB rule; kernel
+ * Documentation/admin-guide/mm/transhuge.rst, "madvise" mode).  Smaller
+ * blocks and the backend's own metadata stay on base pages.
+ *
+ * Where the backend itself would touch the block before the advice can be
+ * given, the wrapper does that step itself, advised first:
+ * - calloc, for a backend whose calloc zeroes every block (mimalloc 2.0):
+ *   malloc, advise, then zero;
+ * - realloc that grows a block to >= threshold and cannot grow it in place:
+ *   malloc, advise, copy, free (what the backends do, but with the copy
+ *   landing on advised memory) - except glibc growing a block that is
+ *   already >= threshold, whose mremap(2) moves the advised pages as they
+ *   are, without a copy.
  *
  * Used by the system backend for pages=thp and by every backend for
- * pages=auto.  One wrapper set per process: the inner ops are copied once at
- * start-up (hp_thp_large_init) and read-only after, so every function here is
- * thread-safe.
+ * pages=auto.  One wrapper set per process: the inner ops and traits are
+ * copied once at start-up (hp_thp_large_init) and read-only after, so every
+ * function here is thread-safe.
  */
 #include "hp_backend.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
 
 static struct hp_alloc_ops inner;
+static struct hp_thp_large_traits traits;
 static size_t threshold = 4u * HP_MIB;
 static int verbose;
 static atomic_int said_first_advice;
@@ -27,8 +39,8 @@ void *hp_thp_large_advise(void *p, size_t n)
 	if (p && n >= threshold) {
 		size_t advised = hp_pages_advise_thp(p, n);
 		if (verbose && !atomic_exchange(&said_first_advice, 1))
-			hp_say("THP: first block of %zu bytes: %zu bytes advised MADV_HUGEPAGE%s", n, advised,
-			       advised ? "" : " (madvise refused or no aligned 2 MiB inside)");
+			hp_say("THP: first block of %zu bytes: %zu bytes can be huge pages (MADV_HUGEPAGE)%s", n,
+			       advised, advised ? "" : " (madvise refused or no aligned 2 MiB inside)");
 	}
 	return p;
 }
@@ -48,26 +60,42 @@ static void *large_memalign(size_t a, size_t n)
 	return hp_thp_large_advise(inner.memalign(a, n), n);
 }
 
-static void *large_realloc(void *p, size_t n)
-{
-	if (n < threshold)
-		return inner.realloc(p, n);
-	return hp_thp_large_advise(inner.realloc(p, n), n);
-}
-
 static void *large_calloc(size_t c, size_t n)
 {
-	/* Advised after the call: glibc, jemalloc and mimalloc do not touch
-	 * memory fresh from the kernel (it is zero already), and memory they
-	 * reuse is resident anyway.  c * n cannot wrap once p is non-NULL. */
+	if (n && c <= SIZE_MAX / n && c * n >= threshold && traits.calloc_touches) {
+		void *p = large_malloc(c * n);   /* advised before the zeroing touches it */
+		return p ? memset(p, 0, c * n) : p;
+	}
+	/* glibc and jemalloc do not touch memory fresh from the kernel (it is
+	 * zero already), and memory they reuse is resident anyway: advise after. */
 	void *p = inner.calloc(c, n);
-	return p ? hp_thp_large_advise(p, c * n) : p;
+	return p && c * n >= threshold ? hp_thp_large_advise(p, c * n) : p;
 }
 
-void hp_thp_large_init(const struct hp_alloc_ops *backend, size_t min_bytes, int say,
-		       struct hp_alloc_ops *out)
+static void *large_realloc(void *p, size_t n)
+{
+	if (p == NULL)
+		return large_malloc(n);
+	if (n < threshold)
+		return inner.realloc(p, n);
+	size_t old = inner.usable_size(p);
+	if (n <= old || (old >= threshold && traits.realloc_keeps_advice))
+		return hp_thp_large_advise(inner.realloc(p, n), n);
+	if (traits.grow_in_place && traits.grow_in_place(p, n))
+		return hp_thp_large_advise(p, n);
+	void *q = large_malloc(n);
+	if (!q)
+		return NULL;                    /* p untouched, errno from the backend */
+	memcpy(q, p, old);
+	inner.free(p);
+	return q;
+}
+
+void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_large_traits *t,
+		       size_t min_bytes, int say, struct hp_alloc_ops *out)
 {
 	inner = *backend;
+	traits = *t;
 	threshold = min_bytes;
 	verbose = say;
 	*out = inner;

@@ -40,7 +40,7 @@ static const char usage_run[] =
 	"  (--opt VALUE and --opt=VALUE both work)\n"
 	"  --backend B      system | jemalloc | mimalloc      (HUGEPOLICY_BACKEND)\n"
 	"  --pages P        off | thp | hugetlb | auto        (HUGEPOLICY_PAGES)\n"
-	"  --threshold N    bytes, K/M/G suffix, e.g. 4M      (HUGEPOLICY_THRESHOLD)\n"
+	"  --threshold N    bytes, K/M/G/T suffix, e.g. 4M    (HUGEPOLICY_THRESHOLD)\n"
 	"  --reserve N      bytes to reserve, mimalloc+hugetlb (HUGEPOLICY_RESERVE)\n"
 	"  --verbose        one line per decision on stderr   (HUGEPOLICY_VERBOSE=1)\n"
 	"  --stats[=json]   report at exit on stderr          (HUGEPOLICY_STATS)\n"

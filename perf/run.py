@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """hugepolicy perf runner: workloads x (backend x page mode), interleaved.
 
-  python3 perf/run.py                         # quick, all workloads, off,thp, 5 rounds
+  python3 perf/run.py                         # quick, all workloads, off,thp,auto, 5 rounds
   python3 perf/run.py --full --repeat 3 --modes off,thp,hugetlb
 
 See perf/README.md for what the tables mean.  Stdlib only.
@@ -74,6 +74,12 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.repeat < 1:
         p.error("--repeat must be >= 1")
+    if not args.timeout > 0:
+        p.error("--timeout must be > 0 seconds")
+    if not args.interval > 0:
+        p.error("--interval must be > 0 seconds")
+    if args.hugetlb_pages is not None and args.hugetlb_pages < 1:
+        p.error("--hugetlb-pages must be >= 1")
     args.build = os.path.abspath(args.build)
     args.hugepolicy = os.path.abspath(args.hugepolicy or os.path.join(args.build, "hugepolicy"))
     return args
@@ -134,7 +140,7 @@ def run_one(args, wl, backend, mode, rnd, out_dir):
                              wl.command(config.replace("/", "-"), out_dir))
     pool = None
     if mode == "hugetlb":
-        want = args.hugetlb_pages or wl.hugetlb_pages()
+        want = args.hugetlb_pages if args.hugetlb_pages is not None else wl.hugetlb_pages()
         with hugetlb.pool(want) as pool:
             if pool < want:
                 log("  note: asked for %d hugetlb pages, kernel granted %d" % (want, pool))
@@ -236,7 +242,12 @@ def report_again(out_dir, build, blender):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.report:
-        return report_again(os.path.abspath(args.report), args.build, args.blender)
+        try:
+            return report_again(os.path.abspath(args.report), args.build, args.blender)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log("error: --report %s: cannot rebuild the tables from results.json: %s: %s"
+                % (args.report, type(exc).__name__, exc))
+            return 2
     if not args.plain and not os.access(args.hugepolicy, os.X_OK):
         log("error: hugepolicy CLI not found at %s (build it, pass --hugepolicy PATH, "
             "or --plain to run without it)" % args.hugepolicy)
@@ -256,7 +267,11 @@ def main(argv=None):
         return 2
     out_dir = os.path.abspath(args.out or os.path.join(
         REPO, "perf", "results", time.strftime("%Y%m%d-%H%M%S")))
-    os.makedirs(out_dir, exist_ok=True)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        log("error: --out %s: %s" % (out_dir, exc.strerror or exc))
+        return 2
     signal.signal(signal.SIGTERM, on_sigterm)  # so pools get restored, children killed
 
     hp = None if args.plain else args.hugepolicy

@@ -78,6 +78,8 @@ struct hp_probe {
 	int thp_enabled;        /* enum hp_thp_mode */
 	char thp_defrag[24];    /* the bracketed word of .../defrag, "" if missing */
 	int max_ptes_none;      /* khugepaged/max_ptes_none, -1 if missing */
+	int thp_process_off;    /* 1: THP disabled for this process (prctl PR_SET_THP_DISABLE,
+				 * inherited from the parent); no THP whatever `enabled` says */
 	int npools;
 	struct hp_pool pools[HP_MAX_POOLS];
 	int numa_nodes;         /* from /sys/devices/system/node/online, >= 1 */

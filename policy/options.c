@@ -132,7 +132,8 @@ const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 		"huge-page mode: base pages only, THP, the hugetlb pool, or what the machine offers" },
 	[HP_OPT_THRESHOLD] = { "threshold", "HUGEPOLICY_THRESHOLD", "4M",
 		"a size in bytes, 4096..1T, with optional K/M/G/T suffix", parse_threshold,
-		"system backend: blocks of at least this many bytes get huge pages (numpy's 4 MiB rule)" },
+		"blocks of at least this many bytes get huge pages (system thp/hugetlb, every backend's auto; "
+		"numpy's 4 MiB rule)" },
 	[HP_OPT_RESERVE] = { "reserve", "HUGEPOLICY_RESERVE", "0",
 		"a size in bytes with optional K/M/G/T suffix", parse_reserve,
 		"mimalloc, pages=hugetlb: bytes to reserve from the hugetlb pool at start-up (mi_reserve_*)" },

@@ -25,7 +25,7 @@ static void reason(struct hp_plan *pl, const char *fmt, ...)
 
 static int thp_usable(const struct hp_probe *p)
 {
-	return p->thp_enabled == HP_THP_ALWAYS || p->thp_enabled == HP_THP_MADVISE;
+	return (p->thp_enabled == HP_THP_ALWAYS || p->thp_enabled == HP_THP_MADVISE) && !p->thp_process_off;
 }
 
 /* THP, or off when the kernel has it `never` or has no THP at all. */
@@ -51,7 +51,8 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	const struct hp_pool *pool = hp_probe_pool(p, HP_HUGE_2M);
 	uint64_t avail = hp_pool_available(pool);
 	uint64_t want = (o->threshold + HP_HUGE_2M - 1) / HP_HUGE_2M;   /* pages for one block */
-	const char *thp = hp_thp_name(p->thp_enabled);
+	const char *thp = p->thp_process_off ? "off for this process (PR_SET_THP_DISABLE)"
+						: hp_thp_name(p->thp_enabled);
 	pl->pool_available = avail;
 	/* an explicit thp (or a fallback to it) is the backend's own kind */
 	pl->thp_scope = o->backend == HP_BACKEND_SYSTEM ? HP_THP_LARGE : HP_THP_ALL;
@@ -108,7 +109,8 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 			pl->thp_scope = HP_THP_LARGE;
 			reason(pl, "auto: THP enabled=%s; MADV_HUGEPAGE on blocks >= %llu B%s", thp,
 			       (unsigned long long)o->threshold,
-			       o->backend != HP_BACKEND_SYSTEM ? " (pages=thp for the allocator's whole heap)" : "");
+			       o->backend != HP_BACKEND_SYSTEM ? "; smaller blocks on base pages "
+			       "(pages=thp would turn on the allocator's whole-heap THP)" : "");
 		} else if (o->backend != HP_BACKEND_JEMALLOC && avail >= want && avail > 0) {
 			pl->pages = HP_PAGES_HUGETLB;
 			reason(pl, "auto: THP enabled=%s; 2 MiB hugetlb pool has %llu pages available "

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -83,6 +84,7 @@ static void probe_thp(struct hp_probe *p)
 		else p->thp_enabled = HP_THP_NEVER;
 	}
 	bracketed("/sys/kernel/mm/transparent_hugepage/defrag", p->thp_defrag, sizeof p->thp_defrag);
+	p->thp_process_off = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1;   /* prctl(2) */
 	p->max_ptes_none = (int)read_i64("/sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none");
 }
 

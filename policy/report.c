@@ -116,7 +116,8 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b)
 	char why[256];
 	if (!json) {
 		hp_buf_printf(b, "kernel            %s\n", p->kernel);
-		hp_buf_printf(b, "THP enabled       %s\n", hp_thp_name(p->thp_enabled));
+		hp_buf_printf(b, "THP enabled       %s%s\n", hp_thp_name(p->thp_enabled),
+			      p->thp_process_off ? " (but disabled for this process: PR_SET_THP_DISABLE)" : "");
 		hp_buf_printf(b, "THP defrag        %s\n", p->thp_defrag[0] ? p->thp_defrag : "missing");
 		hp_buf_printf(b, "max_ptes_none     %d\n", p->max_ptes_none);
 		hp_buf_printf(b, "NUMA nodes        %d\n", p->numa_nodes);
@@ -143,7 +144,8 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b)
 	hp_json_str(b, p->kernel);
 	hp_buf_printf(b, ",\"thp\":{\"enabled\":\"%s\",\"defrag\":", hp_thp_name(p->thp_enabled));
 	hp_json_str(b, p->thp_defrag[0] ? p->thp_defrag : "missing");
-	hp_buf_printf(b, ",\"max_ptes_none\":%d},\"numa_nodes\":%d,\"cgroup\":", p->max_ptes_none, p->numa_nodes);
+	hp_buf_printf(b, ",\"max_ptes_none\":%d,\"process_disabled\":%s},\"numa_nodes\":%d,\"cgroup\":",
+		      p->max_ptes_none, p->thp_process_off ? "true" : "false", p->numa_nodes);
 	hp_json_str(b, p->cgroup);
 	hp_buf_printf(b, ",\"hugetlb_pools\":[");
 	for (int i = 0; i < p->npools; i++) {

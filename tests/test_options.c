@@ -148,6 +148,14 @@ static void auto_follows_what_the_machine_offers(void)
 	/* jemalloc has no hugetlb: auto never picks it */
 	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_AUTO, probe(HP_THP_NEVER, 64, 0)) == HP_PAGES_OFF);
 	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_AUTO, probe(HP_THP_ALWAYS, 64, 0)) == HP_PAGES_THP);
+	/* THP disabled for the process (prctl PR_SET_THP_DISABLE): no THP */
+	struct hp_probe off = probe(HP_THP_MADVISE, 0, 0);
+	off.thp_process_off = 1;
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, off) == HP_PAGES_OFF);
+	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_THP, off) == HP_PAGES_OFF);
+	off = probe(HP_THP_MADVISE, 64, 0);
+	off.thp_process_off = 1;
+	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, off) == HP_PAGES_HUGETLB);
 	/* auto's THP is for blocks >= threshold on every backend; an explicit
 	 * thp is the backend's own whole-heap switch */
 	for (int b = 0; b < HP_BACKEND_COUNT; b++) {

@@ -84,14 +84,21 @@ def table(runs, workloads, configs, baseline):
     for c in configs:
         if not c.endswith("/auto"):
             continue
+        # the allocator's own off, for reference: what auto costs beyond the
+        # choice of allocator
+        own = c[:-len("auto")] + "off"
+        own = own if own in configs and own != baseline else None
         slow, fat = [], []
         for w in workloads:
             wm = worst_metric(runs, w, c, baseline)
             if wm and wm[0] > SLOWER:
-                slow.append("%s %.2f" % (wm[1].replace("wall_s", w.name + " wall"), wm[0]))
+                ref = report.paired_ratio(runs, w.name, own, baseline, wm[1]) if own else None
+                slow.append("%s %.2f%s" % (wm[1].replace("wall_s", w.name + " wall"), wm[0],
+                                           " (%s %.2f)" % (own, ref) if ref else ""))
             rss = report.paired_ratio(runs, w.name, c, baseline, "maxrss_mib")
             if rss and rss > RSS_MORE:
-                fat.append("%s %.2f" % (w.name, rss))
+                ref = report.paired_ratio(runs, w.name, own, baseline, "maxrss_mib") if own else None
+                fat.append("%s %.2f%s" % (w.name, rss, " (%s %.2f)" % (own, ref) if ref else ""))
         lines.append("| %s never > %.0f %% slower (metrics >= %.0f ms) | %s: %s |" % (
             c, (SLOWER - 1) * 100, NOISE_FLOOR_S * 1000, _mark(not slow), "; ".join(slow) or "every workload within"))
         lines.append("| %s peak RSS <= +%.0f %% | %s: %s |" % (

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,10 +72,12 @@ static void usage(FILE *out)
             "  --scene      scenes to render, in order (default all; see --list)\n"
             "  --quality    quick: ~1-3 s per render on 2 cores; full: tens of seconds\n"
             "  --embree-hugepages  Embree's rtcNewDevice(\"hugepages=…\"): auto asks\n"
-            "               hugepolicy_pages() (1 unless \"off\"; 0 without hugepolicy);\n"
-            "               0 also sets PR_SET_THP_DISABLE: Embree madvises its\n"
-            "               BVH memory MADV_HUGEPAGE even with hugepages=0\n"
-            "  --out DIR    images go to DIR/render-SCENE-QUALITY[-TAG].png (default .)\n"
+            "               hugepolicy_pages() (1 unless \"off\"; Embree's default 0\n"
+            "               without hugepolicy); 0, or hugepolicy's off, also sets\n"
+            "               PR_SET_THP_DISABLE: Embree madvises its BVH memory\n"
+            "               MADV_HUGEPAGE even with hugepages=0\n"
+            "  --out DIR    images go to DIR/render-SCENE-QUALITY[-TAG].png (default .;\n"
+            "               created if missing)\n"
             "  --threads N  render workers (default: CPUs in the affinity mask)\n"
             "  --grid N     N x N instances instead of the scene table's (1..64)\n"
             "  --subdiv K   K subdivision levels instead of the scene table's (0..6)\n"
@@ -242,6 +245,10 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc == 1 ? 0 : 2;
+    if (mkdir(o.out_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "render: --out %s: %s\n", o.out_dir, strerror(errno));
+        return 2;
+    }
     if (access(o.out_dir, W_OK) != 0) {
         fprintf(stderr, "render: --out %s: not a writable directory\n", o.out_dir);
         return 2;

@@ -21,17 +21,21 @@ static void on_error(void *user, enum RTCError code, const char *msg)
 
 RTCDevice world_device(enum embree_pages want, int *on, char *why, size_t whylen)
 {
+    int policy_off = 0;     /* a policy says off: base pages for Embree's memory too */
     if (want == EMBREE_PAGES_AUTO) {
         const char *(*pages)(void) = NULL;
         *(void **)&pages = dlsym(RTLD_DEFAULT, "hugepolicy_pages");
         const char *mode = pages ? pages() : NULL;
         *on = mode && strcmp(mode, "off") != 0;
-        snprintf(why, whylen, "auto: hugepolicy_pages()=%s", mode ? mode : "(hugepolicy not loaded)");
+        policy_off = mode && !*on;
+        snprintf(why, whylen, "auto: hugepolicy_pages()=%s",
+                 mode ? mode : "(hugepolicy not loaded: Embree's defaults)");
     } else {
         *on = want == EMBREE_PAGES_ON;
+        policy_off = !*on;
         snprintf(why, whylen, "--embree-hugepages %d", *on);
     }
-    if (!*on) {
+    if (policy_off) {
         /* Embree's os_malloc madvises every mapping MADV_HUGEPAGE even with
          * hugepages=0 (that only skips its MAP_HUGETLB attempt), so "off"
          * would still give its BVH memory THP: turn THP off for this
