@@ -29,7 +29,7 @@ DEFAULT_MESH = "/usr/share/glmark2/models/bunny.obj"
 # quality -> subdivision levels, samples, resolution (x, y)
 QUALITY = {
     "quick": {"levels": 1, "samples": 16, "res": (480, 360)},
-    "full": {"levels": 2, "samples": 12, "res": (640, 480)},
+    "full": {"levels": 2, "samples": 8, "res": (640, 480)},
 }
 
 
