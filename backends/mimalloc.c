@@ -17,6 +17,7 @@
 #include <mimalloc.h>           /* option ids and types only: nothing is linked */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -140,9 +141,11 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 
 	user_large = plan->user_mi_large;
 	int ignored;
-	if (user_large && hp_parse_bool(user_large, &ignored) != 0)
-		hp_say("MIMALLOC_LARGE_OS_PAGES='%s' is not a value mimalloc knows (1/0, on/off, yes/no, "
-		       "true/false); mimalloc reads it as large_os_pages=%ld", user_large,
+	char *end = NULL;
+	if (user_large && hp_parse_bool(user_large, &ignored) != 0 &&
+	    (strtol(user_large, &end, 10), end == user_large || *end != '\0'))
+		hp_say("MIMALLOC_LARGE_OS_PAGES='%s' is not a value mimalloc knows (a number, on/off, "
+		       "yes/no, true/false); mimalloc reads it as large_os_pages=%ld", user_large,
 		       mi.option_get(MI_LARGE_OS_PAGES));
 	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
 	if (!user_large) {

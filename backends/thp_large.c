@@ -14,8 +14,11 @@
  * - realloc that grows a block to >= threshold and cannot grow it in place:
  *   malloc, advise, copy, free (what the backends do, but with the copy
  *   landing on advised memory) - except glibc growing a block that is
- *   already >= threshold, whose mremap(2) moves the advised pages as they
- *   are, without a copy.
+ *   already >= threshold: its mremap(2) moves the pages without a copy,
+ *   which is worth more than their huge mappings (a move to another offset
+ *   within 2 MiB splits them into base-page mappings, until khugepaged
+ *   collapses them again); a block glibc keeps in its heap is copied by
+ *   glibc, onto pages advised only afterwards.
  *
  * Used by the system backend for pages=thp and by every backend for
  * pages=auto.  One wrapper set per process: the inner ops and traits are

@@ -45,6 +45,10 @@ static void fill(struct hugepolicy_stats *st)
 		st->minor_faults = (uint64_t)ru.ru_minflt;
 		st->major_faults = (uint64_t)ru.ru_majflt;
 		st->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
+		/* ru_maxrss is the high-water mark as of the kernel's last update
+		 * of it, which can lag behind the Rss just read */
+		if (st->peak_rss < st->rss)
+			st->peak_rss = st->rss;
 	}
 	hp_blocks_counts(&st->hugetlb_blocks, &st->hugetlb_bytes, &st->hugetlb_fallbacks);
 	st->bootstrap_bytes = hp_boot_used();

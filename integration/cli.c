@@ -171,8 +171,12 @@ static int cmd_run(int argc, char **argv)
 	}
 	char lib[PATH_MAX + 64];
 	if (find_library(lib, sizeof lib) != 0) {
-		fprintf(stderr, "hugepolicy run: libhugepolicy.so not found (looked beside this program "
-			"and in %s; set HUGEPOLICY_LIBRARY)\n", HP_INSTALL_LIBDIR);
+		const char *env = getenv("HUGEPOLICY_LIBRARY");
+		if (env && *env)
+			fprintf(stderr, "hugepolicy run: HUGEPOLICY_LIBRARY=%s: no such file\n", env);
+		else
+			fprintf(stderr, "hugepolicy run: libhugepolicy.so not found (looked beside this program "
+				"and in %s; set HUGEPOLICY_LIBRARY)\n", HP_INSTALL_LIBDIR);
 		return 1;
 	}
 	const char *old = getenv("LD_PRELOAD");

@@ -86,9 +86,14 @@ static void *aligned(size_t align, size_t size)
 {
 	if (impossible(size))
 		return enomem();
-	if (align <= 16)
+	/* malloc's blocks are 8-aligned at least on every backend, but jemalloc
+	 * and mimalloc give 8-byte (and mimalloc 24-byte ...) size classes only
+	 * 8-byte alignment: anything above 8 asks for the alignment */
+	if (align <= 8)
 		return hp_ops()->malloc(size);
-	return hp_ops()->memalign(align, size);
+	/* jemalloc's memalign(16, 0) returned an 8-aligned block: size 0 is
+	 * asked as 1 (C11 7.22.3: either null or a unique pointer) */
+	return hp_ops()->memalign(align, size ? size : 1);
 }
 
 HP_EXPORT int posix_memalign(void **out, size_t align, size_t size)

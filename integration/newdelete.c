@@ -24,7 +24,7 @@ static void *try_alloc(size_t size, size_t align)
 {
 	if (size == 0)
 		size = 1;               /* new(0) returns a unique pointer */
-	if (align <= 16)
+	if (align <= 8)                 /* see aligned() in malloc.c */
 		return malloc(size);
 	return hp_ops()->memalign(align, size);
 }

@@ -66,7 +66,7 @@ def parse_args(argv):
     p.add_argument("--out", help="results dir (default perf/results/<timestamp>/)")
     p.add_argument("--report", metavar="DIR",
                    help="run nothing: print and write the tables, targets and chart again "
-                        "from DIR/results.json")
+                        "from DIR/results.json (into --out if given, else DIR)")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     p.add_argument("--interval", type=float, default=0.1, help="smaps_rollup poll seconds")
     p.add_argument("--hugetlb-pages", type=int, help="2 MiB pages to add in hugetlb mode "
@@ -74,10 +74,10 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.repeat < 1:
         p.error("--repeat must be >= 1")
-    if not args.timeout > 0:
-        p.error("--timeout must be > 0 seconds")
-    if not args.interval > 0:
-        p.error("--interval must be > 0 seconds")
+    if not 0 < args.timeout < float("inf"):
+        p.error("--timeout must be a number of seconds > 0")
+    if not 0 < args.interval < float("inf"):
+        p.error("--interval must be a number of seconds > 0")
     if args.hugetlb_pages is not None and args.hugetlb_pages < 1:
         p.error("--hugetlb-pages must be >= 1")
     args.build = os.path.abspath(args.build)
@@ -228,10 +228,17 @@ def write_outputs(out_dir, cfg, facts, runs, wls, names):
                 "see OUT/images/" % (wl.name, min(means), max(means)))
 
 
-def report_again(out_dir, build, blender):
-    """--report DIR: the tables, targets and chart again from DIR/results.json."""
-    with open(os.path.join(out_dir, "results.json")) as f:
+def report_again(src, out, build, blender):
+    """--report DIR (or DIR/results.json): the tables, targets and chart again,
+    written to --out if given, else to DIR."""
+    path = src if os.path.isfile(src) else os.path.join(src, "results.json")
+    with open(path) as f:
         doc = json.load(f)
+    missing = [k for k in ("config", "machine", "runs", "configurations") if not isinstance(doc, dict) or k not in doc]
+    if missing:
+        raise ValueError("%s is not a perf/run.py results.json (no %s)" % (path, ", ".join(missing)))
+    out_dir = os.path.abspath(out) if out else os.path.dirname(path)
+    os.makedirs(out_dir, exist_ok=True)
     cfg = doc["config"]
     wls = [workloads.make(n, REPO, build or cfg["build"], cfg["quality"], blender or cfg.get("blender"))
            for n in cfg["workloads"]]
@@ -243,10 +250,10 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.report:
         try:
-            return report_again(os.path.abspath(args.report), args.build, args.blender)
+            return report_again(os.path.abspath(args.report), args.out, args.build, args.blender)
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            log("error: --report %s: cannot rebuild the tables from results.json: %s: %s"
-                % (args.report, type(exc).__name__, exc))
+            why = exc.strerror + ": " + exc.filename if isinstance(exc, OSError) and exc.filename else exc
+            log("error: --report %s: %s" % (args.report, why))
             return 2
     if not args.plain and not os.access(args.hugepolicy, os.X_OK):
         log("error: hugepolicy CLI not found at %s (build it, pass --hugepolicy PATH, "

@@ -132,6 +132,23 @@ static void glibc_internal_names_reach_the_backend(void)
 	__libc_free(p);
 }
 
+/* Alignment 16 at every small size: jemalloc's and mimalloc's small size
+ * classes are only 8-aligned, so it must not be served by plain malloc. */
+static void small_blocks_keep_the_asked_alignment(void)
+{
+	for (size_t n = 0; n <= 64; n++) {
+		void *a = NULL, *b, *c;
+		CHECK(posix_memalign(&a, 16, n) == 0);
+		b = aligned_alloc(16, n);
+		c = memalign(16, n);
+		CHECK_MSG(((uintptr_t)a | (uintptr_t)b | (uintptr_t)c) % 16 == 0,
+			  "size %zu: posix_memalign %p aligned_alloc %p memalign %p, want 16-aligned", n, a, b, c);
+		free(a);
+		free(b);
+		free(c);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *want = argc > 1 ? argv[1] : "system";
@@ -143,5 +160,6 @@ int main(int argc, char **argv)
 	realloc_null_frees_null_and_keeps_contents();
 	usable_size_covers_the_request();
 	glibc_internal_names_reach_the_backend();
+	small_blocks_keep_the_asked_alignment();
 	return check_result("test_cstd");
 }

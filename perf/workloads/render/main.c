@@ -77,7 +77,7 @@ static void usage(FILE *out)
             "               PR_SET_THP_DISABLE: Embree madvises its BVH memory\n"
             "               MADV_HUGEPAGE even with hugepages=0\n"
             "  --out DIR    images go to DIR/render-SCENE-QUALITY[-TAG].png (default .;\n"
-            "               created if missing)\n"
+            "               created with its parents if missing)\n"
             "  --threads N  render workers (default: CPUs in the affinity mask)\n"
             "  --grid N     N x N instances instead of the scene table's (1..64)\n"
             "  --subdiv K   K subdivision levels instead of the scene table's (0..6)\n"
@@ -239,13 +239,41 @@ static int render_scene(RTCDevice dev, int embree_on, const struct render_scene 
     return 0;
 }
 
+/* mkdir -p: 0, or -1 with errno (ENOTDIR when a part is a file). */
+static int make_dirs(const char *path)
+{
+    char buf[4096];
+    struct stat st;
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *s = buf + 1;; s++) {
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+            *s = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return -1;
+            if (stat(buf, &st) != 0)
+                return -1;
+            if (!S_ISDIR(st.st_mode)) {
+                errno = ENOTDIR;
+                return -1;
+            }
+            if (c == '\0')
+                return 0;
+            *s = c;
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc == 1 ? 0 : 2;
-    if (mkdir(o.out_dir, 0777) != 0 && errno != EEXIST) {
+    if (make_dirs(o.out_dir) != 0) {
         fprintf(stderr, "render: --out %s: %s\n", o.out_dir, strerror(errno));
         return 2;
     }
