@@ -7,6 +7,7 @@
 See perf/README.md for what the tables mean.  Stdlib only.
 """
 import argparse
+import random
 import json
 import os
 import signal
@@ -67,6 +68,9 @@ def parse_args(argv):
     p.add_argument("--report", metavar="DIR",
                    help="run nothing: print and write the tables, targets and chart again "
                         "from DIR/results.json (into --out if given, else DIR)")
+    p.add_argument("--order", choices=("shuffled", "fixed"), default="shuffled",
+                   help="configuration order within a round: shuffled per round (seeded; default) "
+                        "or fixed")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     p.add_argument("--interval", type=float, default=0.1, help="smaps_rollup poll seconds")
     p.add_argument("--hugetlb-pages", type=int, help="2 MiB pages to add in hugetlb mode "
@@ -290,7 +294,15 @@ def main(argv=None):
     try:
         for wl in wls:
             for rnd in range(1, args.repeat + 1):
-                for backend, mode in configs:
+                # A run leaves memory more or less fragmented for the next
+                # (a hugetlb run hands 1 GiB of free 2 MiB blocks back, so
+                # whatever runs next faults THP without compaction): shuffle
+                # the order per round (seeded, so reruns repeat it) so that
+                # this turns into noise instead of a bias for one column.
+                order = list(configs)
+                if args.order == "shuffled":
+                    random.Random("%s/%d" % (wl.name, rnd)).shuffle(order)
+                for backend, mode in order:
                     i += 1
                     runs.append(run_one(args, wl, backend, mode, rnd, out_dir))
                     progress(i, total, runs[-1], args.repeat)
