@@ -52,14 +52,20 @@ extern const struct hp_backend hp_backend_mimalloc;
  * (0 if no whole huge page fits, or madvise failed). */
 size_t hp_pages_advise_thp(void *p, size_t len);
 
-/* Map len bytes (rounded up to 2 MiB) from the 2 MiB hugetlb pool and
- * populate them with MADV_POPULATE_WRITE so an empty pool or a cgroup limit
- * is an error now, not a SIGBUS later; never MAP_NORESERVE.  Returns the
- * 2 MiB-aligned base or NULL with errno (ENOMEM: pool/limit; EINVAL...). */
-void *hp_pages_map_hugetlb(size_t len, size_t *mapped_len);
-/* The same, aligned to `align` bytes (a power of two; e.g. mimalloc's
- * 32 MiB segment alignment), using PROT_NONE address space to place it. */
-void *hp_pages_map_hugetlb_aligned(size_t len, size_t align, size_t *mapped_len);
+/* ---- hugetlb mappings that cannot SIGBUS later (hugetlb_pages.c) ---- */
+/* Why a hugetlb mapping was not made: the stage that refused, and errno. */
+enum { HP_TLB_FAIL_MMAP = 1, HP_TLB_FAIL_POPULATE, HP_TLB_FAIL_ALIGN, HP_TLB_FAIL_TABLE };
+struct hp_tlb_fail { int stage, err; };
+const char *hp_tlb_stage_name(int stage);          /* "the pool has no room (Free-Rsvd)" ... */
+/* Map len bytes (rounded up to the page size that `flags`' MAP_HUGE_* bits
+ * name, 2 MiB by default) from the hugetlb pool at `hint` (MAP_FIXED in
+ * flags: exactly there) and populate them with MADV_POPULATE_WRITE, so an
+ * empty pool or a cgroup limit is an error now, not a SIGBUS later; never
+ * MAP_NORESERVE.  NULL with errno and *why filled when refused. */
+void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_len, struct hp_tlb_fail *why);
+/* The same from the 2 MiB pool anywhere, aligned to `align` (a power of
+ * two; above 2 MiB placed inside PROT_NONE address space). */
+void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct hp_tlb_fail *why);
 void hp_pages_unmap(void *p, size_t len);
 
 /* Process numbers from /proc/self/smaps_rollup: Rss, AnonHugePages,
@@ -83,13 +89,42 @@ void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_l
 /* Advise [p, p+n) when n >= min_bytes; returns p (NULL stays NULL). */
 void *hp_thp_large_advise(void *p, size_t n);
 
+/* ---- every hugetlb mapping hugepolicy made (hugetlb_map.c) ---- */
+enum { HP_TLB_BLOCK, HP_TLB_BACKEND, HP_TLB_ARENA, HP_TLB_OWNERS };   /* who asked */
+int hp_tlb_add(void *base, size_t len, int owner);   /* 0, or -1: table full */
+size_t hp_tlb_block_size(const void *p);             /* an HP_TLB_BLOCK's length, 0 if none; fast */
+size_t hp_tlb_remove(void *base);                    /* its length, 0 if not recorded */
+void hp_tlb_forget(void *p, size_t len);             /* [p, p+len) unmapped by its owner */
+int hp_tlb_overlaps(const void *p, size_t len);      /* any recorded byte inside */
+void hp_tlb_fallback(int owner, size_t bytes);       /* a request the pool did not serve */
+struct hp_tlb_counts { uint64_t pool_maps, pool_bytes, fallbacks, fallback_bytes; };
+void hp_tlb_counts(int owner, struct hp_tlb_counts *c);
+uint64_t hp_tlb_pool_bytes(void);                    /* all owners, on the pool now */
+/* The table's lock: re-entrant for its owner thread (fork from a signal
+ * handler); fn may clear *on_pool (the mapping left the pool). */
+void hp_tlb_lock(void);
+void hp_tlb_unlock(void);
+void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on_pool, void *arg), void *arg);
+
+/* fork() children make hugepolicy's hugetlb mappings their own before fork
+ * returns (hugetlb_fork.c), unless copy is 0 (HUGEPOLICY_FORK=inherit).
+ * Once, at start-up. */
+void hp_fork_init(int thp_available, int verbose, int copy);
+
 /* ---- hugetlb blocks of the system backend (hugetlb_blocks.c) ---- */
-void hp_blocks_init(void);                           /* once, before the first block */
-void *hp_blocks_alloc(size_t size, size_t align);   /* NULL: use another path */
+void *hp_blocks_alloc(size_t size, size_t align, struct hp_tlb_fail *why);  /* NULL: use another path */
 int hp_blocks_owns(const void *p);                   /* fast; thread-safe */
 size_t hp_blocks_size(const void *p);                /* usable bytes, 0 if not ours */
 void hp_blocks_free(void *p);
-void hp_blocks_counts(uint64_t *blocks, uint64_t *bytes, uint64_t *fallbacks);
+
+/* ---- mimalloc's OS calls through hugepolicy's page layer ---- */
+/* Redirect the GOT slot(s) of `name` in the dlopen'ed `handle` to fn
+ * (got_hook.c); *old gets the previous target.  0, ENOENT (no such import),
+ * ENOSYS (target not supported), or mprotect's errno. */
+int hp_got_hook(void *handle, const char *name, void *fn, void **old);
+/* Install mimalloc_os.c's mmap/munmap/madvise into mimalloc; pool: its
+ * MAP_HUGETLB requests go to the pool (1) or are refused (0). */
+int hp_mimalloc_os_install(void *handle, int pool, int verbose);
 
 /* The embedded jemalloc: its ops and its public API, renamed hpje_*
  * (jemalloc(3)); see jemalloc_embed.sh.  (A direct call instead of the ops

@@ -5,6 +5,8 @@
 #  - rename every public (non-je_) name to hpje_NAME (objcopy
 #    --redefine-syms), so jemalloc's malloc, mallctl, malloc_conf... cannot
 #    clash with hugepolicy's and are never exported;
+#  - rename its call of pthread_atfork to hpje_pthread_atfork, so that its
+#    fork handlers are wrapped in glibc's lock order (jemalloc_fork.c);
 #  - remove jemalloc's only library constructor (the one .init_array entry in
 #    jemalloc.pic.o, its eager malloc_init): jemalloc initialises lazily on
 #    first use, so an unselected jemalloc never runs.
@@ -19,6 +21,7 @@ rm -f jemalloc_cpp.pic.o
 nm -g --defined-only ./*.o | awk 'NF == 3 { print $3 }' | grep -v '^je_' | sort -u \
 	| awk '{ print $1, "hpje_" $1 }' > ../redefine.syms
 test -s ../redefine.syms
+echo "pthread_atfork hpje_pthread_atfork" >> ../redefine.syms
 for o in ./*.o; do
 	objcopy --redefine-syms=../redefine.syms "$o"
 done

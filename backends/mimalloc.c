@@ -79,13 +79,13 @@ static const char *user_large;
  * (mi_manage_os_memory).  mimalloc 2.0's own mi_reserve_huge_os_pages_* take
  * 1 GiB pages only, and mi_reserve_os_memory gets no hugetlb pages once its
  * OS layer started without large_os_pages. */
-static void reserve(uint64_t bytes)
+static int reserve(uint64_t bytes)
 {
 	struct hp_buf b = { reserve_note, sizeof reserve_note, 0 };
 	size_t len = 0;
 	if (!mi.manage_os_memory) {
 		hp_buf_printf(&b, "reservation of %llu B: mi_manage_os_memory missing", (unsigned long long)bytes);
-		return;
+		return -1;
 	}
 	/* arenas hold whole segments and mimalloc finds a segment by masking a
 	 * pointer: 32 MiB-aligned, whole 32 MiB blocks (MI_SEGMENT_SIZE, 2.0.x) */
@@ -93,25 +93,91 @@ static void reserve(uint64_t bytes)
 	if (bytes < seg) {
 		hp_buf_printf(&b, "reservation of %llu B is below mimalloc's 32 MiB segment: not made",
 			      (unsigned long long)bytes);
-		return;
+		return -1;
 	}
-	void *p = hp_pages_map_hugetlb_aligned((size_t)(bytes & ~(uint64_t)(seg - 1)), seg, &len);
+	struct hp_tlb_fail why = { 0, 0 };
+	void *p = hp_pages_map_hugetlb((size_t)(bytes & ~(uint64_t)(seg - 1)), seg, &len, &why);
 	if (!p) {
-		hp_buf_printf(&b, "reservation of %llu B from the 2 MiB pool failed (%s)",
-			      (unsigned long long)bytes, strerror(errno));
-		return;
+		hp_tlb_fallback(HP_TLB_ARENA, (size_t)bytes);
+		hp_buf_printf(&b, "reservation of %llu B from the 2 MiB pool failed: %s (%s)",
+			      (unsigned long long)bytes, hp_tlb_stage_name(why.stage), strerror(why.err));
+		return -1;
 	}
 	if (!mi.manage_os_memory(p, len, true, true, true, -1)) {
 		hp_pages_unmap(p, len);
 		hp_buf_printf(&b, "mimalloc refused a %zu-byte arena", len);
-		return;
+		return -1;
 	}
+	if (hp_tlb_add(p, len, HP_TLB_ARENA) != 0)     /* fork must see it: table full is unlikely here */
+		hp_say("hugetlb: the reservation arena is not recorded (table full); fork children may not copy it");
 	hp_buf_printf(&b, "reserved %zu B from the 2 MiB pool as a mimalloc arena", len);
+	return 0;
 }
 static struct hp_alloc_ops mi_ops, large_ops;
 static size_t large_threshold;    /* non-zero: THP on blocks >= it only */
 
 #define SYM(h, name) dlsym(h, name)
+
+static int pool_allowed;          /* mimalloc's MAP_HUGETLB mmaps go to the pool */
+static int os_hooked = -1;        /* hp_mimalloc_os_install's result */
+
+static void say_plan(struct hp_plan *plan, int pages, const char *fmt, long v)
+{
+	plan->pages = pages;
+	snprintf(plan->pages_reason, sizeof plan->pages_reason, fmt, user_large ? user_large : "", v);
+}
+
+/* large_os_pages and the pool, from the plan and a user's
+ * MIMALLOC_LARGE_OS_PAGES (which wins).  mimalloc's hugetlb mmaps go
+ * through hugepolicy's page layer (mimalloc_os.c): to the pool, populated,
+ * for hugetlb; refused for thp, so that large_os_pages means THP.  Returns
+ * 1 when THP is for blocks >= threshold only (hugepolicy's advice). */
+static int decide_large(struct hp_plan *plan, void *h)
+{
+	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
+	long on = mi.option_get(MI_LARGE_OS_PAGES);
+	int want = plan->pages != HP_PAGES_OFF && !large_scope;
+	pool_allowed = plan->pages == HP_PAGES_HUGETLB;
+	if (user_large && on) {
+		/* the user's large OS pages: mimalloc's meaning, hugetlb first */
+		want = pool_allowed = 1;
+		plan->thp_scope = HP_THP_ALL;
+		large_scope = 0;
+		say_plan(plan, HP_PAGES_HUGETLB, "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=%ld) is the user's "
+			 "and wins: hugetlb segments mapped and populated by hugepolicy, else THP", on);
+	} else if (user_large) {
+		want = pool_allowed = 0;
+		if (!large_scope && plan->pages != HP_PAGES_OFF)
+			say_plan(plan, HP_PAGES_OFF, "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=%ld) is the "
+				 "user's and wins", on);
+	}
+	os_hooked = hp_mimalloc_os_install(h, pool_allowed, plan->verbose);
+	if (os_hooked == EAGAIN && pool_allowed && !user_large) {
+		/* mmap is governed, munmap/madvise are not: the pool is refused */
+		pool_allowed = 0;
+		say_plan(plan, plan->thp_available ? HP_PAGES_THP : HP_PAGES_OFF,
+			 "hugetlb requested, but hugepolicy cannot keep mimalloc's hugetlb pages populated "
+			 "(its munmap/madvise are not reachable)%s; THP instead", 0);
+		plan->thp_scope = HP_THP_ALL;
+	} else if (os_hooked != 0 && os_hooked != EAGAIN && want) {
+		pool_allowed = 0;
+		if (user_large) {
+			hp_say("MIMALLOC_LARGE_OS_PAGES: hugepolicy cannot reach mimalloc's mmap (%s): its "
+			       "hugetlb pages are not populated and may SIGBUS under a cgroup limit", strerror(os_hooked));
+		} else {
+			/* large_os_pages would map hugetlb unpopulated: never */
+			want = 0;
+			large_scope = plan->thp_available;
+			plan->thp_scope = HP_THP_LARGE;
+			say_plan(plan, large_scope ? HP_PAGES_THP : HP_PAGES_OFF,
+				 "hugepolicy cannot reach mimalloc's mmap, and its large_os_pages would map hugetlb "
+				 "pages unpopulated%s; THP on blocks >= threshold instead", 0);
+		}
+	}
+	if (!user_large)
+		mi.option_set(MI_LARGE_OS_PAGES, want);
+	return large_scope;
+}
 
 static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 {
@@ -147,35 +213,7 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 		hp_say("MIMALLOC_LARGE_OS_PAGES='%s' is not a value mimalloc knows (a number, on/off, "
 		       "yes/no, true/false); mimalloc reads it as large_os_pages=%ld", user_large,
 		       mi.option_get(MI_LARGE_OS_PAGES));
-	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
-	if (!user_large) {
-		mi.option_set(MI_LARGE_OS_PAGES, plan->pages != HP_PAGES_OFF && !large_scope);
-	} else if (large_scope) {
-		/* large_os_pages=1 of the user's turns the whole heap to large
-		 * pages, and wins; 0 is mimalloc's default and leaves auto's
-		 * big-block THP alone (as MALLOC_CONF=thp:default does) */
-		long on = mi.option_get(MI_LARGE_OS_PAGES);
-		if (on) {
-			plan->pages = plan->pool_available > 0 || !plan->thp_available ? HP_PAGES_HUGETLB
-											: HP_PAGES_THP;
-			plan->thp_scope = HP_THP_ALL;
-			large_scope = 0;
-			snprintf(plan->pages_reason, sizeof plan->pages_reason,
-				 "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=%ld) is the user's and wins",
-				 user_large, on);
-		}
-	} else if (mi.option_get(MI_LARGE_OS_PAGES) == 0 && plan->pages != HP_PAGES_OFF) {
-		plan->pages = HP_PAGES_OFF;
-		snprintf(plan->pages_reason, sizeof plan->pages_reason,
-			 "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=0) is the user's and wins", user_large);
-	} else if (mi.option_get(MI_LARGE_OS_PAGES) != 0 && plan->pages == HP_PAGES_OFF) {
-		/* the plan probed the pool and THP for this case (see init.c) */
-		plan->pages = plan->pool_available > 0 || !plan->thp_available ? HP_PAGES_HUGETLB : HP_PAGES_THP;
-		snprintf(plan->pages_reason, sizeof plan->pages_reason,
-			 "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=%ld) is the user's and wins", user_large,
-			 mi.option_get(MI_LARGE_OS_PAGES));
-	}
-
+	int large_scope = decide_large(plan, h);
 	if (large_scope) {
 		large_threshold = (size_t)plan->threshold;
 		/* mi_calloc zeroes every block, fresh from the kernel or not */
@@ -185,8 +223,17 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	}
 
 	reserve_note[0] = '\0';
-	if (plan->pages == HP_PAGES_HUGETLB && plan->reserve > 0 && !plan->user_mi_reserve)
-		reserve(plan->reserve);
+	if (plan->reserve > 0 && !plan->user_mi_reserve) {
+		int rc = -1;
+		if (plan->pages == HP_PAGES_HUGETLB && pool_allowed)
+			rc = reserve(plan->reserve);
+		else
+			hp_buf_printf(&(struct hp_buf){ reserve_note, sizeof reserve_note, 0 },
+				      "HUGEPOLICY_RESERVE ignored: it needs pages=hugetlb, and pages=%s",
+				      hp_pages_name(plan->pages));
+		if (rc != 0 || plan->verbose)
+			hp_say("%s", reserve_note);     /* a refusal is said without VERBOSE too */
+	}
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /*
- * pages.c - the OS page layer: THP advice, hugetlb mappings, and what the
- * kernel says the process has (smaps_rollup).  Terms and flags follow the
+ * pages.c - the OS page layer: THP advice and what the kernel says the
+ * process has (smaps_rollup); hugetlb mappings are in hugetlb_pages.c.  Terms and flags follow the
  * kernel's admin-guide/mm/transhuge.rst and hugetlbpage.rst.
  */
 #define _GNU_SOURCE
@@ -13,15 +13,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23          /* Linux 5.14 */
-#endif
-#ifndef MAP_HUGE_SHIFT
-#define MAP_HUGE_SHIFT 26
-#endif
-#ifndef MAP_HUGE_2MB
-#define MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
-#endif
 
 size_t hp_pages_advise_thp(void *p, size_t len)
 {
@@ -42,64 +33,6 @@ size_t hp_pages_advise_thp(void *p, size_t len)
 	int rc = madvise((void *)first, last - first, MADV_HUGEPAGE);
 	errno = saved;
 	return rc == 0 ? (size_t)(hi - lo) : 0;
-}
-
-void *hp_pages_map_hugetlb(size_t len, size_t *mapped_len)
-{
-	if (len == 0 || len > SIZE_MAX - HP_HUGE_2M) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	size_t n = (len + HP_HUGE_2M - 1) & ~(size_t)(HP_HUGE_2M - 1);
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;                    /* ENOMEM: pool cannot reserve n */
-	if (madvise(p, n, MADV_POPULATE_WRITE) != 0) {
-		int e = errno;                  /* cgroup limit, or kernel < 5.14 (EINVAL) */
-		munmap(p, n);
-		errno = e;
-		return NULL;
-	}
-	*mapped_len = n;
-	return p;
-}
-
-void *hp_pages_map_hugetlb_aligned(size_t len, size_t align, size_t *mapped_len)
-{
-	if (align <= HP_HUGE_2M)
-		return hp_pages_map_hugetlb(len, mapped_len);
-	if (len == 0 || len > SIZE_MAX / 2 || (align & (align - 1)) != 0 || align > SIZE_MAX / 4) {
-		errno = EINVAL;
-		return NULL;
-	}
-	size_t n = (len + HP_HUGE_2M - 1) & ~(size_t)(HP_HUGE_2M - 1);
-	/* address space only (no pool pages, no commit charge), then the
-	 * hugetlb mapping placed over its aligned part */
-	unsigned char *r = mmap(NULL, n + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (r == MAP_FAILED)
-		return NULL;
-	unsigned char *a = (unsigned char *)(((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1));
-	void *p = mmap(a, n, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB | MAP_FIXED, -1, 0);
-	if (p == MAP_FAILED) {
-		int e = errno;
-		munmap(r, n + align);
-		errno = e;
-		return NULL;
-	}
-	if (a > r)
-		munmap(r, (size_t)(a - r));
-	if (a + n < r + n + align)
-		munmap(a + n, (size_t)(r + n + align - (a + n)));
-	if (madvise(p, n, MADV_POPULATE_WRITE) != 0) {
-		int e = errno;
-		munmap(p, n);
-		errno = e;
-		return NULL;
-	}
-	*mapped_len = n;
-	return p;
 }
 
 void hp_pages_unmap(void *p, size_t len)

@@ -27,6 +27,7 @@
 static struct hp_alloc_ops libc;                 /* glibc's own entry points */
 static struct mallinfo2 (*libc_mallinfo2)(void);
 static size_t threshold = 4u * HP_MIB;
+static size_t pool_min = 4u * HP_MIB;            /* hugetlb blocks from this size on */
 static int mode = HP_PAGES_OFF;                  /* effective mode */
 static int fallback_thp;                         /* hugetlb fallback may use THP */
 static int verbose;
@@ -42,16 +43,18 @@ static void *fallback(size_t n, void *p)
 
 static void *from_pool(size_t n, size_t align)
 {
-	if (n < threshold)
+	if (n < pool_min)
 		return NULL;
 	int saved = errno;
-	void *p = hp_blocks_alloc(n, align);
+	struct hp_tlb_fail why = { 0, 0 };
+	void *p = hp_blocks_alloc(n, align, &why);
 	if (p) {
 		if (verbose && !atomic_exchange(&said_first_block, 1))
 			hp_say("hugetlb: first block of %zu bytes mapped and populated from the 2 MiB pool", n);
 	} else if (!atomic_exchange(&said_fallback, 1)) {
-		hp_say("hugetlb: a %zu-byte block could not be taken from the 2 MiB pool (%s); "
-		       "such blocks now use %s", n, strerror(errno), fallback_thp ? "THP" : "base pages");
+		hp_say("hugetlb: a %zu-byte block could not be taken from the 2 MiB pool: %s (%s); "
+		       "such blocks use %s while the pool says no (said once)", n, hp_tlb_stage_name(why.stage),
+		       strerror(why.err), fallback_thp ? "THP" : "base pages");
 	}
 	errno = saved;
 	return p;
@@ -98,9 +101,9 @@ static void *tlb_realloc(void *p, size_t n)
 	size_t old = hp_blocks_size(p);
 	if (p == NULL)
 		return tlb_malloc(n);
-	if (old == 0 && n < threshold)
+	if (old == 0 && n < pool_min)
 		return libc.realloc(p, n);
-	if (old != 0 && n <= old && n >= threshold)
+	if (old != 0 && n <= old && n >= pool_min)
 		return p;                       /* shrinking inside the block */
 	void *q = tlb_malloc(n);
 	if (!q)
@@ -138,6 +141,7 @@ static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	if (rc != 0)
 		return rc;
 	threshold = (size_t)plan->threshold;
+	pool_min = (size_t)plan->hugetlb_min;
 	mode = plan->pages;
 	verbose = plan->verbose;
 	fallback_thp = plan->thp_available;
@@ -148,7 +152,6 @@ static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	if (mode == HP_PAGES_THP) {
 		*ops = thp_ops;
 	} else if (mode == HP_PAGES_HUGETLB) {
-		hp_blocks_init();
 		ops->malloc = tlb_malloc;
 		ops->free = tlb_free;
 		ops->calloc = tlb_calloc;
@@ -168,19 +171,19 @@ static void system_describe(char *buf, size_t cap)
 		hp_buf_printf(&b, ", MADV_HUGEPAGE on blocks >= %zu B", threshold);
 	else if (mode == HP_PAGES_HUGETLB)
 		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool, fallback %s",
-			      threshold, fallback_thp ? "THP" : "base pages");
+			      pool_min, fallback_thp ? "THP" : "base pages");
 	else
 		hp_buf_printf(&b, ", base pages");
 }
 
 static void system_stats(struct hugepolicy_stats *st)
 {
-	uint64_t blocks, bytes, fb;
-	hp_blocks_counts(&blocks, &bytes, &fb);
+	struct hp_tlb_counts c;
+	hp_tlb_counts(HP_TLB_BLOCK, &c);
 	if (libc_mallinfo2) {
 		struct mallinfo2 mi = libc_mallinfo2();
-		st->allocated = mi.uordblks + mi.hblkhd + bytes;   /* in-use chunks + mmapped chunks */
-		st->mapped = mi.arena + mi.hblkhd + bytes;         /* sbrk/heap bytes + mmapped */
+		st->allocated = mi.uordblks + mi.hblkhd + c.pool_bytes;   /* in-use + mmapped chunks */
+		st->mapped = mi.arena + mi.hblkhd + c.pool_bytes;         /* sbrk/heap bytes + mmapped */
 	}
 }
 

@@ -60,13 +60,17 @@ struct hugepolicy_stats {
 	uint64_t minor_faults;
 	uint64_t major_faults;
 	uint64_t peak_rss;          /* ru_maxrss, bytes                            */
-	/* hugepolicy's own page layer (system backend, pages=hugetlb) */
-	uint64_t hugetlb_blocks;    /* blocks currently mapped from the pool       */
-	uint64_t hugetlb_bytes;     /* their bytes (multiples of 2 MiB)            */
-	uint64_t hugetlb_fallbacks; /* blocks that wanted the pool and did not get it */
+	/* hugepolicy's own page layer: hugetlb mappings it made and populated
+	 * for any backend (system blocks, mimalloc segments and arenas) */
+	uint64_t hugetlb_blocks;    /* mappings on the pool now                    */
+	uint64_t hugetlb_bytes;     /* their bytes (multiples of the page size)    */
+	uint64_t hugetlb_fallbacks; /* requests the pool or a cgroup limit refused */
 	/* start-up */
 	uint64_t bootstrap_bytes;   /* bytes served from the bootstrap arena while
 	                               the backend was being chosen */
+	/* since 0.2: appended (the struct grows at its end) */
+	uint64_t hugetlb_fallback_bytes;  /* bytes of those refused requests, which
+	                                     the backend then put on THP or base pages */
 };
 
 /*

@@ -50,7 +50,14 @@ static void fill(struct hugepolicy_stats *st)
 		if (st->peak_rss < st->rss)
 			st->peak_rss = st->rss;
 	}
-	hp_blocks_counts(&st->hugetlb_blocks, &st->hugetlb_bytes, &st->hugetlb_fallbacks);
+	for (int owner = 0; owner < HP_TLB_OWNERS; owner++) {
+		struct hp_tlb_counts c;
+		hp_tlb_counts(owner, &c);
+		st->hugetlb_blocks += c.pool_maps;
+		st->hugetlb_bytes += c.pool_bytes;
+		st->hugetlb_fallbacks += c.fallbacks;
+		st->hugetlb_fallback_bytes += c.fallback_bytes;
+	}
 	st->bootstrap_bytes = hp_boot_used();
 }
 
@@ -121,11 +128,16 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 		hp_buf_printf(&b, ",");
 		first = 1;
 	} else {
-		hp_buf_printf(&b, "hugepolicy[%s %d]: report\n", hp_program(), (int)getpid());
+		/* the program name and config (a user's MALLOC_CONF) escaped: every
+		 * line of the report stays one line */
+		hp_buf_prefix(&b);
+		hp_buf_printf(&b, "report\n");
 		hp_buf_printf(&b, "  %-22s %s\n", "backend", st.backend);
-		hp_buf_printf(&b, "  %-22s %s (asked %s): %s\n", "pages", st.pages_effective,
-			      st.pages_requested, hp_rt.plan.pages_reason);
-		hp_buf_printf(&b, "  %-22s %s\n", "config", st.config);
+		hp_buf_printf(&b, "  %-22s %s (asked %s): ", "pages", st.pages_effective, st.pages_requested);
+		hp_buf_escaped(&b, hp_rt.plan.pages_reason, sizeof text);
+		hp_buf_printf(&b, "\n  %-22s ", "config");
+		hp_buf_escaped(&b, st.config, sizeof text);
+		hp_buf_printf(&b, "\n");
 	}
 	num(&b, "stats.allocated", st.allocated, json, &first);
 	num(&b, "stats.active", st.active, json, &first);
@@ -142,6 +154,7 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 	num(&b, "hugepolicy.hugetlb_blocks", st.hugetlb_blocks, json, &first);
 	num(&b, "hugepolicy.hugetlb_bytes", st.hugetlb_bytes, json, &first);
 	num(&b, "hugepolicy.hugetlb_fallbacks", st.hugetlb_fallbacks, json, &first);
+	num(&b, "hugepolicy.hugetlb_fallback_bytes", st.hugetlb_fallback_bytes, json, &first);
 	num(&b, "hugepolicy.bootstrap_bytes", st.bootstrap_bytes, json, &first);
 	if (json)
 		hp_buf_printf(&b, "}\n");

@@ -12,6 +12,7 @@
 #include "hp_dispatch.h"
 #include "hp_init.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -36,8 +37,15 @@ static const char *env_get(const char *name)
 	return getenv(name);    /* glibc getenv does not allocate */
 }
 
+/* Tests that must see another thread wait for start-up define this (only a
+ * binary that links hugepolicy's objects statically can: the reference is
+ * hidden, so libhugepolicy.so resolves it to nothing at link time). */
+extern void hp_test_during_start_up(void) __attribute__((weak, visibility("hidden")));
+
 static void start_up(void)
 {
+	if (hp_test_during_start_up)
+		hp_test_during_start_up();
 	struct hp_options o;
 	hp_options_read(&o, env_get);
 	/* a user's MIMALLOC_LARGE_OS_PAGES overrides the mode: probe as for auto */
@@ -48,6 +56,9 @@ static void start_up(void)
 
 	const struct hp_backend *be = backends[hp_rt.plan.backend];
 	const struct hp_alloc_ops *ops = NULL;
+	/* before the backend: its own fork handlers (jemalloc's) then run
+	 * inside ours, and our child handler runs before anyone else's */
+	hp_fork_init(hp_rt.plan.thp_available, hp_rt.plan.verbose, hp_rt.plan.fork_copy);
 	int rc = be->init(&hp_rt.plan, &ops);
 	if (rc != 0 && be != &hp_backend_system) {
 		hp_say("backend %s cannot run here (%s); using system", be->name, strerror(rc));
@@ -62,6 +73,8 @@ static void start_up(void)
 		return;                 /* stay on the bootstrap ops */
 	}
 	hp_rt.backend = be;
+	if (hp_rt.plan.reserve && be != &hp_backend_mimalloc)
+		hp_say("HUGEPOLICY_RESERVE is for the mimalloc backend; ignored under %s", be->name);
 	atomic_store_explicit(&hp_current, ops, memory_order_release);
 }
 
@@ -88,10 +101,17 @@ const struct hp_alloc_ops *hp_init(void)
 		return NULL;            /* re-entrant: bootstrap arena */
 	int expected = STATE_NONE;
 	if (atomic_compare_exchange_strong(&state, &expected, STATE_RUNNING)) {
+		int caller_errno = errno;   /* start-up's probing and dlopen must not show */
 		atomic_store(&owner, self);
 		start_up();
 		atomic_store_explicit(&state, STATE_READY, memory_order_release);
 		say_decisions();
+		/* and the backend's own lazy start at its first allocation (mimalloc
+		 * probes /sys for NUMA nodes): now, inside the saved errno */
+		const struct hp_alloc_ops *o = hp_ops();
+		if (o != &hp_boot_ops)
+			o->free(o->malloc(1));
+		errno = caller_errno;
 		return hp_ops() == &hp_boot_ops ? NULL : hp_ops();
 	}
 	while (atomic_load_explicit(&state, memory_order_acquire) != STATE_READY)
@@ -113,8 +133,15 @@ __attribute__((destructor)) static void hp_destructor(void)
 {
 	if (!hp_ready())
 		return;
-	if (hp_rt.plan.stats != HP_STATS_NONE)
-		hugepolicy_report(2, hp_rt.plan.stats == HP_STATS_JSON ? HUGEPOLICY_REPORT_JSON : 0);
-	else if (hp_rt.plan.verbose)
-		hp_say_obtained();
+	if (hp_rt.plan.stats != HP_STATS_NONE) {
+		/* HUGEPOLICY_LOG, or fd 2 only while it is still our stderr: a
+		 * host that closed it may have a data file there now (log.c) */
+		int opened, fd = hp_log_open(&opened);
+		if (fd >= 0) {
+			hugepolicy_report(fd, hp_rt.plan.stats == HP_STATS_JSON ? HUGEPOLICY_REPORT_JSON : 0);
+			hp_log_close(fd, opened);
+		}
+	} else if (hp_rt.plan.verbose) {
+		hp_say_obtained();      /* hp_say goes through the same sink */
+	}
 }

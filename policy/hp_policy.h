@@ -23,8 +23,11 @@ const char *hp_pages_name(int pages);
 /* ---- options (options.c): one table, like mimalloc's options.c ---- */
 enum hp_option_id {
 	HP_OPT_BACKEND, HP_OPT_PAGES, HP_OPT_THRESHOLD, HP_OPT_RESERVE,
-	HP_OPT_VERBOSE, HP_OPT_STATS, HP_OPT_COUNT
+	HP_OPT_VERBOSE, HP_OPT_STATS, HP_OPT_LOG, HP_OPT_FORK, HP_OPT_COUNT
 };
+
+/* HUGEPOLICY_LOG: longest path template taken, with its NUL */
+#define HP_LOG_PATH_MAX 512
 
 struct hp_options {
 	int backend;            /* enum hp_backend_id */
@@ -33,6 +36,8 @@ struct hp_options {
 	uint64_t reserve;       /* bytes to reserve from the hugetlb pool up front (mimalloc) */
 	int verbose;            /* 0/1 */
 	int stats;              /* enum hp_stats_mode */
+	const char *log;        /* HUGEPOLICY_LOG path template ("" = stderr), %p = pid */
+	int fork_copy;          /* HUGEPOLICY_FORK: 1 copy (default), 0 inherit */
 	unsigned set_mask;      /* bit i: option i was given (and valid) */
 	unsigned bad_mask;      /* bit i: option i was given and invalid */
 	/* the backends' own variables, which win over hugepolicy's settings */
@@ -53,9 +58,12 @@ struct hp_option_row {
 extern const struct hp_option_row hp_option_table[HP_OPT_COUNT];
 
 /* Fill *o with defaults, then apply getter(env name) for every row (getter is
- * getenv in the library; tests pass their own).  An invalid value prints one
- * line on stderr naming variable, value and the fallback, keeps the default,
- * and sets the bit in bad_mask.  Returns the number of invalid values. */
+ * getenv in the library; tests pass their own).  It first records fd 2
+ * (hp_log_start) and, once every row is read, points the log at o->log
+ * (hp_log_set), so that its own warnings already go there.  An invalid value
+ * prints one line naming variable, value (escaped, at most 64 bytes) and the
+ * fallback, keeps the default, and sets the bit in bad_mask.  Returns the
+ * number of invalid values. */
 int hp_options_read(struct hp_options *o, const char *(*getter)(const char *name));
 void hp_options_defaults(struct hp_options *o);
 
@@ -69,8 +77,11 @@ enum hp_thp_mode { HP_THP_ALWAYS, HP_THP_MADVISE, HP_THP_NEVER, HP_THP_MISSING }
 struct hp_pool {
 	uint64_t page_size;     /* bytes */
 	uint64_t total, free, resv, surp;   /* pages: nr_hugepages, free_, resv_, surplus_ */
-	int64_t cg_max;         /* bytes, cgroup v2 hugetlb.<size>.max; -1 = no limit/none */
-	int64_t cg_current;     /* bytes, hugetlb.<size>.current; -1 unknown */
+	int64_t cg_max;         /* bytes: the tightest cgroup hugetlb limit on the way to the root
+				 * (v2 hugetlb.<size>.max or .rsvd.max, v1 .limit_in_bytes); -1 = none */
+	int64_t cg_current;     /* bytes: the usage at that limit; -1 unknown */
+	int cg_error;           /* 0, or an errno: the limit could not be read (no pages available) */
+	char cg_where[128];     /* "cgroup /a hugetlb.2MB.max", or why there is no limit or none known */
 };
 
 #define HP_MAX_POOLS 4
@@ -85,7 +96,8 @@ struct hp_probe {
 	int numa_nodes;         /* from /sys/devices/system/node/online, >= 1 */
 	char kernel[64];        /* uname release */
 	int kernel_major, kernel_minor;
-	char cgroup[128];       /* cgroup v2 path of the process, "" if unknown */
+	char cgroup[128];       /* hp_probe_read: the process's cgroup in the v1 hierarchy with
+				 * hugetlb, else in v2; "" if unknown (the limits: cg_where) */
 };
 
 /* Everything (the CLI's probe). */
@@ -100,6 +112,25 @@ const struct hp_pool *hp_probe_pool(const struct hp_probe *p, uint64_t page_size
 /* Pages of that pool a new mapping may take now: Free - Rsvd, bounded by the cgroup limit. */
 uint64_t hp_pool_available(const struct hp_pool *pool);
 const char *hp_thp_name(int thp);
+/* cgroup.c: the hugetlb room the cgroups of this process leave for pages of
+ * page_size, read under root ("" = this machine) from proc/self/cgroup,
+ * proc/self/mountinfo and cgroupfs (v2 or v1): the smallest limit - usage from
+ * the process's cgroup up to its mount's root.  0: *limit (-1 = no limit) and
+ * *usage of that level, where = "cgroup /a hugetlb.2MB.max" or why none.  Else
+ * an errno (EINVAL malformed, E2BIG overlong line, ENOENT hierarchy not
+ * visible, ENAMETOOLONG, open/read's): the limit is unknown, where says why. */
+int hp_cgroup_hugetlb_room(const char *root, uint64_t page_size, int64_t *limit, int64_t *usage,
+			   char *where, size_t where_cap);
+/* readfile.c: a small file into buf (NUL-terminated): its length, or -errno. */
+int hp_read_small(const char *path, char *buf, size_t cap);
+/* A file of one line into buf without its newline: the length, or -errno
+ * (-EINVAL: empty, no newline at the end, or too long); *why says which. */
+int hp_read_line(const char *path, char *buf, size_t cap, const char **why);
+/* fn(ctx, line, len, whole) per line (NUL-terminated, no newline), through buf;
+ * whole = 0: the first cap-1 bytes of a longer line.  0, fn's nonzero return,
+ * EINVAL if the last line has no newline, or open/read's errno. */
+int hp_read_lines(const char *path, char *buf, size_t cap,
+		  int (*fn)(void *ctx, char *line, size_t len, int whole), void *ctx);
 
 /* ---- plan (plan.c): options + probe -> decisions with reasons; pure ---- */
 /* Which memory THP covers.  LARGE: blocks >= threshold, advised by
@@ -116,9 +147,12 @@ struct hp_plan {
 	int pages;              /* effective: OFF, THP or HUGETLB */
 	int thp_scope;          /* with pages THP: enum hp_thp_scope */
 	uint64_t threshold;     /* bytes */
+	uint64_t hugetlb_min;   /* bytes: blocks from the hugetlb pool from this size on
+				 * (the threshold, but at least one 2 MiB page) */
 	uint64_t reserve;       /* bytes */
 	int verbose;
 	int stats;
+	int fork_copy;          /* children copy inherited hugetlb memory at fork */
 	int thp_available;      /* kernel THP enabled is always or madvise */
 	uint64_t pool_available;/* 2 MiB pages a mapping may take (Free-Rsvd, cgroup), if probed */
 	const char *user_malloc_conf, *user_mi_large, *user_mi_reserve;  /* from hp_options */
@@ -130,18 +164,45 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 /* ---- report (report.c): output that is safe inside malloc ---- */
 /* The process's short name, for "hugepolicy[NAME PID]: " prefixes. */
 const char *hp_program(void);
-/* One line "hugepolicy[NAME PID]: <text>\n" on stderr; fixed buffer, write(2). */
+/* One line "hugepolicy[NAME PID]: <text>\n" to the log (log.c); fixed
+ * buffer, write(2).  Control bytes and invalid UTF-8 in the text are shown
+ * as \xNN, \n, \r, \t: a line is always one line. */
 void hp_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Append to a bounded buffer; never overflows, always NUL-terminated. */
 struct hp_buf { char *p; size_t cap, len; };
 void hp_buf_printf(struct hp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append s as printable text: \n \r \t \\, \xNN for other control bytes
+ * (C0, DEL, C1) and bytes that are not valid UTF-8; valid UTF-8 as is.  At
+ * most max bytes of that, then "..." if s had more (values from the
+ * environment: 64). */
+void hp_buf_escaped(struct hp_buf *b, const char *s, size_t max);
+/* Append "hugepolicy[NAME PID]: ", the name escaped and capped at 64 bytes. */
+void hp_buf_prefix(struct hp_buf *b);
 /* Copy src into dst[cap], truncating; always NUL-terminated. */
 void hp_strlcpy(char *dst, const char *src, size_t cap);
 /* Write all of buf to fd; 0 or errno. */
 int hp_write_all(int fd, const char *s, size_t n);
-/* s as a JSON string literal: quotes, backslashes, control characters escaped. */
+/* s as a JSON string literal: quotes, backslashes, control characters
+ * escaped, bytes that are not valid UTF-8 replaced by U+FFFD. */
 void hp_json_str(struct hp_buf *b, const char *s);
 /* The probe and what auto would choose, as text or JSON, into b. */
 void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b);
+
+/* ---- log (log.c): where output goes ---- */
+/* Record whether fd 2 is open and which file it is (st_dev/st_ino); once,
+ * at start-up (hp_options_read) or the first message, whichever is first. */
+void hp_log_start(void);
+/* Send every later message to PATH ("" or NULL: stderr), %p = the pid,
+ * %% = %; relative to the directory current now.  0 or ENAMETOOLONG. */
+int hp_log_set(const char *path);
+/* An fd to write one message to now, or -1 to drop it: the log file, opened
+ * O_APPEND|O_CLOEXEC for this message (*opened = 1; unopenable: said once,
+ * then stderr), or 2 while fstat(2) still names the file fd 2 was at
+ * start-up.  Give it back with hp_log_close.  Write each message in one
+ * write(2). */
+int hp_log_open(int *opened);
+void hp_log_close(int fd, int opened);
+/* hp_log_open + one write + hp_log_close; dropped silently without a sink. */
+void hp_log_write(const char *s, size_t n);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 
 static const char *const backend_names[HP_BACKEND_COUNT] = { "system", "jemalloc", "mimalloc" };
 static const char *const pages_names[HP_PAGES_COUNT] = { "off", "thp", "hugetlb", "auto" };
@@ -123,6 +124,26 @@ static int parse_stats(const char *s, struct hp_options *o)
 	return 0;
 }
 
+static int parse_log(const char *s, struct hp_options *o)
+{
+	/* a set-user-ID program must not create or append to files a user names
+	 * (glibc drops MALLOC_TRACE there for the same reason) */
+	if (strlen(s) >= HP_LOG_PATH_MAX || (*s && getauxval(AT_SECURE)))
+		return -1;
+	o->log = s;
+	return 0;
+}
+
+static int parse_fork(const char *s, struct hp_options *o)
+{
+	static const char *const words[] = { "inherit", "copy" };
+	int i = match_word(s, words, 2);
+	if (i < 0)
+		return -1;
+	o->fork_copy = i;
+	return 0;
+}
+
 const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 	[HP_OPT_BACKEND] = { "backend", "HUGEPOLICY_BACKEND", "system",
 		"system|jemalloc|mimalloc", parse_backend,
@@ -139,10 +160,18 @@ const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 		"mimalloc, pages=hugetlb: bytes to reserve from the hugetlb pool at start-up (mi_reserve_*)" },
 	[HP_OPT_VERBOSE] = { "verbose", "HUGEPOLICY_VERBOSE", "0",
 		"1/true/yes/on or 0/false/no/off", parse_verbose,
-		"one line on stderr per decision (backend, page mode, what was obtained)" },
+		"one line per decision (backend, page mode, what was obtained) on stderr or HUGEPOLICY_LOG" },
 	[HP_OPT_STATS] = { "stats", "HUGEPOLICY_STATS", "0",
 		"0/off, 1/text/on, json", parse_stats,
-		"print the stats report on stderr at exit, as text or one JSON line" },
+		"print the stats report at exit on stderr or HUGEPOLICY_LOG, as text or one JSON line" },
+	[HP_OPT_LOG] = { "log", "HUGEPOLICY_LOG", "",
+		"a file path of at most 511 bytes (%p: the pid), not in set-user-ID programs", parse_log,
+		"append every line and the exit report to this file instead of stderr (\"\": stderr)" },
+	[HP_OPT_FORK] = { "fork", "HUGEPOLICY_FORK", "copy",
+		"copy|inherit", parse_fork,
+		"a fork()ed child copies the hugetlb memory it inherits before fork returns (from the pool, "
+		"else into THP/base pages), so it can never be killed for want of a pool page; inherit: the "
+		"kernel's copy-on-write (fast fork; a child that writes there when the pool is empty dies)" },
 };
 
 void hp_options_defaults(struct hp_options *o)
@@ -154,7 +183,9 @@ void hp_options_defaults(struct hp_options *o)
 
 int hp_options_read(struct hp_options *o, const char *(*getter)(const char *name))
 {
+	const char *bad_value[HP_OPT_COUNT];
 	int bad = 0;
+	hp_log_start();         /* before anything here opens a file that could take fd 2 */
 	hp_options_defaults(o);
 	for (int i = 0; i < HP_OPT_COUNT; i++) {
 		const struct hp_option_row *r = &hp_option_table[i];
@@ -166,9 +197,22 @@ int hp_options_read(struct hp_options *o, const char *(*getter)(const char *name
 			continue;
 		}
 		o->bad_mask |= 1u << i;
+		bad_value[i] = v;
 		bad++;
+	}
+	/* the warnings go where HUGEPOLICY_LOG says; each is one line with its
+	 * ending, whatever the value holds */
+	(void)hp_log_set(o->log);
+	for (int i = 0; i < HP_OPT_COUNT; i++) {
+		const struct hp_option_row *r = &hp_option_table[i];
+		char shown[64 + 8];        /* 64 bytes, "...", NUL */
+		struct hp_buf b = { shown, sizeof shown, 0 };
+		if (!(o->bad_mask & (1u << i)))
+			continue;
+		shown[0] = '\0';
+		hp_buf_escaped(&b, bad_value[i], 64);
 		hp_say("%s='%s' is not valid (expected %s); using the default '%s'",
-		       r->env, v, r->accepted, r->def);
+		       r->env, shown, r->accepted, r->def);
 	}
 	o->user_malloc_conf = getter("MALLOC_CONF");
 	o->user_mi_large = getter("MIMALLOC_LARGE_OS_PAGES");

@@ -34,15 +34,26 @@ static int thp_or_off(const struct hp_probe *p)
 	return thp_usable(p) ? HP_PAGES_THP : HP_PAGES_OFF;
 }
 
+static const char *hugetlb_min_note(uint64_t threshold)
+{
+	return threshold < HP_HUGE_2M ? "blocks >= 2 MiB from the pool (HUGEPOLICY_THRESHOLD is below "
+					"one huge page; smaller blocks stay with the allocator)"
+				      : "blocks >= threshold from the pool";
+}
+
 void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *pl)
 {
 	memset(pl, 0, sizeof *pl);
 	pl->backend = o->backend;
 	pl->pages_requested = o->pages;
 	pl->threshold = o->threshold;
+	/* a block below one huge page would take a whole 2 MiB page of the pool
+	 * and cost a mapping per malloc: the pool starts at 2 MiB */
+	pl->hugetlb_min = o->threshold < HP_HUGE_2M ? HP_HUGE_2M : o->threshold;
 	pl->reserve = o->reserve;
 	pl->verbose = o->verbose;
 	pl->stats = o->stats;
+	pl->fork_copy = o->fork_copy;
 	pl->thp_available = thp_usable(p);
 	pl->user_malloc_conf = o->user_malloc_conf;
 	pl->user_mi_large = o->user_mi_large;
@@ -63,14 +74,8 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 		reason(pl, "requested");
 		break;
 	case HP_PAGES_THP:
-		if (o->backend == HP_BACKEND_MIMALLOC && avail > 0 && thp_usable(p)) {
-			/* mimalloc 2.0's large_os_pages maps MAP_HUGETLB first and
-			 * only then falls back to MADV_HUGEPAGE: say what it will do */
-			pl->pages = HP_PAGES_HUGETLB;
-			reason(pl, "THP requested, but mimalloc's large_os_pages takes hugetlb pages first "
-			       "and the 2 MiB pool has %llu available; then THP", (unsigned long long)avail);
-			break;
-		}
+		/* mimalloc: large_os_pages with its hugetlb mmaps refused by
+		 * hugepolicy (mimalloc_os.c), so thp is THP and leaves the pool */
 		pl->pages = thp_or_off(p);
 		if (pl->pages == HP_PAGES_THP)
 			reason(pl, "requested; THP enabled=%s", thp);
@@ -80,18 +85,28 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	case HP_PAGES_HUGETLB:
 		if (o->backend == HP_BACKEND_JEMALLOC) {
 			pl->pages = thp_or_off(p);
-			reason(pl, "jemalloc has no hugetlb support (only opt.thp); using %s",
-			       pl->pages == HP_PAGES_THP ? "THP" : "base pages (THP is never)");
+			if (pl->pages == HP_PAGES_THP)
+				reason(pl, "jemalloc has no hugetlb support (only opt.thp); using THP");
+			else
+				reason(pl, "jemalloc has no hugetlb support (only opt.thp), and THP is %s; "
+				       "using base pages", thp);
+		} else if (avail == 0 && pool && pool->cg_error) {
+			pl->pages = thp_or_off(p);
+			reason(pl, "hugetlb requested but the cgroup hugetlb limit is unknown (%s), so no pool "
+			       "page is taken; using %s", pool->cg_where, pl->pages == HP_PAGES_THP ? "THP" : "base pages");
 		} else if (avail == 0) {
 			pl->pages = thp_or_off(p);
-			reason(pl, "hugetlb requested but the 2 MiB pool has %llu pages available "
-			       "(Free-Rsvd%s; raise /proc/sys/vm/nr_hugepages); using %s",
-			       (unsigned long long)avail, pool && pool->cg_max >= 0 ? ", cgroup limit" : "",
+			reason(pl, "hugetlb requested but the 2 MiB pool has 0 pages available "
+			       "(Free-Rsvd%s%s; raise /proc/sys/vm/nr_hugepages); using %s",
+			       pool && pool->cg_max >= 0 ? ", " : "", pool && pool->cg_max >= 0 ? pool->cg_where : "",
 			       pl->pages == HP_PAGES_THP ? "THP" : "base pages");
 		} else {
 			pl->pages = HP_PAGES_HUGETLB;
-			reason(pl, "requested; 2 MiB pool has %llu pages available (Free-Rsvd)",
-			       (unsigned long long)avail);
+			reason(pl, "requested; 2 MiB pool has %llu pages available (Free-Rsvd%s%s); %s, "
+			       "populated when mapped, else %s", (unsigned long long)avail,
+			       pool && pool->cg_max >= 0 ? ", " : "", pool && pool->cg_max >= 0 ? pool->cg_where : "",
+			       o->backend == HP_BACKEND_MIMALLOC ? "mimalloc's segments from the pool"
+			       : hugetlb_min_note(o->threshold), thp_usable(p) ? "THP" : "base pages");
 		}
 		break;
 	default: /* AUTO */

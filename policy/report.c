@@ -3,7 +3,9 @@
  * (text/JSON) and the stats report (text/JSON).  Output may happen before
  * main or inside malloc, so it uses fixed buffers, vsnprintf with integer
  * and string conversions only, and write(2) - never stdio streams (the habit
- * of mimalloc's _mi_fputs / jemalloc's malloc_write).
+ * of mimalloc's _mi_fputs / jemalloc's malloc_write).  Where the bytes go
+ * is log.c's job; what a line may hold is this file's: every line is one
+ * line, whatever the environment or the program name holds.
  */
 #define _GNU_SOURCE
 #include "hp_policy.h"
@@ -61,27 +63,108 @@ const char *hp_program(void)
 	return program_invocation_short_name ? program_invocation_short_name : "?";
 }
 
+/* Length of the valid UTF-8 sequence at s (1-4), or 0: overlong forms,
+ * surrogates and code points above U+10FFFF are invalid (RFC 3629). */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+	if (c < 0x80) return 1;
+	if (c < 0xc2) return 0;
+	if (c < 0xe0) n = 2;
+	else if (c < 0xf0) { n = 3; if (c == 0xe0) lo = 0xa0; if (c == 0xed) hi = 0x9f; }
+	else if (c < 0xf5) { n = 4; if (c == 0xf0) lo = 0x90; if (c == 0xf4) hi = 0x8f; }
+	else return 0;
+	if (s[1] < lo || s[1] > hi) return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+	return n;
+}
+
+/* Append n bytes of s, or nothing if they do not fit (no vsnprintf per
+ * character: hp_say runs this over every byte of a line). */
+static void put(struct hp_buf *b, const void *s, size_t n)
+{
+	if (b->len + n >= b->cap)
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+/* Append s so that it cannot end a line, forge one or drive a terminal:
+ * \n \r \t, \xNN for other C0 controls, DEL, C1 controls (U+0080-U+009F)
+ * and bytes that are not valid UTF-8; with `backslash`, \ as \\ too (so the
+ * text can be told from an escape).  At most max bytes; a longer s ends in
+ * "...". */
+static void escape(struct hp_buf *b, const char *str, size_t max, int backslash)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t used = 0, room = b->cap > b->len + 1 ? b->cap - 1 - b->len : 0;
+	if (max > room)
+		max = room >= 3 ? room - 3 : 0;   /* never cut an escape or a character */
+	while (*s) {
+		char rep[8];
+		size_t n = utf8_len(s), len;
+		if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+			n = 0;          /* C1 control */
+		if (n > 1) {
+			memcpy(rep, s, n);
+			len = n;
+		} else if (*s == '\n' || *s == '\r' || *s == '\t' || (*s == '\\' && backslash)) {
+			rep[0] = '\\';
+			rep[1] = *s == '\n' ? 'n' : *s == '\r' ? 'r' : *s == '\t' ? 't' : '\\';
+			len = 2;
+		} else if (n == 0 || *s < 0x20 || *s == 0x7f) {
+			static const char hex[] = "0123456789abcdef";
+			rep[0] = '\\'; rep[1] = 'x'; rep[2] = hex[*s >> 4]; rep[3] = hex[*s & 15];
+			len = 4;
+			n = 1;
+		} else {
+			rep[0] = (char)*s;
+			len = 1;
+		}
+		if (used + len > max) {
+			put(b, "...", 3);
+			return;
+		}
+		put(b, rep, len);
+		used += len;
+		s += n;
+	}
+}
+
+void hp_buf_escaped(struct hp_buf *b, const char *s, size_t max)
+{
+	escape(b, s, max, 1);
+}
+
+void hp_buf_prefix(struct hp_buf *b)
+{
+	hp_buf_printf(b, "hugepolicy[");
+	escape(b, hp_program(), 64, 1);
+	hp_buf_printf(b, " %d]: ", (int)getpid());
+}
+
 void hp_say(const char *fmt, ...)
 {
-	char line[512];
+	char msg[512], line[512];
 	int saved = errno;
-	/* "hugepolicy[python3 1234]: " - children inherit the environment, so
-	 * every line names its process */
-	int pn = snprintf(line, sizeof line / 2, "hugepolicy[%s %d]: ", hp_program(), (int)getpid());
-	size_t pre = pn > 0 ? (size_t)pn : 0;
-	if (pre >= sizeof line / 2)
-		pre = sizeof line / 2 - 1;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(line + pre, sizeof line - pre - 1, fmt, ap);
+	int n = vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		n = 0;
-	size_t len = pre + (size_t)n;
-	if (len > sizeof line - 2)
-		len = sizeof line - 2;
-	line[len++] = '\n';
-	hp_write_all(2, line, len);
+		msg[0] = '\0';
+	/* "hugepolicy[python3 1234]: " - children inherit the environment, so
+	 * every line names its process; whatever the arguments hold, the line
+	 * stays one line (values are escaped and capped by their callers too) */
+	struct hp_buf b = { line, sizeof line - 1, 0 };
+	hp_buf_prefix(&b);
+	escape(&b, msg, sizeof line, 0);
+	line[b.len++] = '\n';
+	hp_log_write(line, b.len);
 	errno = saved;
 }
 
@@ -99,14 +182,20 @@ static const char *auto_choice(const struct hp_probe *p, int backend, char *why,
 	return hp_pages_name(pl.pages);
 }
 
-void hp_json_str(struct hp_buf *b, const char *s)
+/* Invalid UTF-8 bytes become U+FFFD (written \ufffd), so the output is
+ * valid JSON whatever s holds. */
+void hp_json_str(struct hp_buf *b, const char *str)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	hp_buf_printf(b, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') hp_buf_printf(b, "\\%c", c);
-		else if (c < 0x20) hp_buf_printf(b, "\\u%04x", c);
-		else hp_buf_printf(b, "%c", c);
+	while (*s) {
+		size_t n = utf8_len(s);
+		if (n == 0) { hp_buf_printf(b, "\\ufffd"); n = 1; }
+		else if (*s == '"' || *s == '\\') hp_buf_printf(b, "\\%c", *s);
+		else if (*s == '\n') hp_buf_printf(b, "\\n");
+		else if (*s < 0x20 || *s == 0x7f) hp_buf_printf(b, "\\u%04x", *s);
+		else put(b, s, n);
+		s += n;
 	}
 	hp_buf_printf(b, "\"");
 }
@@ -125,10 +214,12 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b)
 		hp_buf_printf(b, "hugetlb pools     page size   total    free    rsvd    surp  available  cgroup max\n");
 		for (int i = 0; i < p->npools; i++) {
 			const struct hp_pool *q = &p->pools[i];
-			char cg[32];
+			char cg[200];
 			struct hp_buf cb = { cg, sizeof cg, 0 };
-			if (q->cg_max >= 0) hp_buf_printf(&cb, "%lld B", (long long)q->cg_max);
-			else hp_buf_printf(&cb, "none");
+			if (q->cg_error) hp_buf_printf(&cb, "unknown, so 0 available (%s)", q->cg_where);
+			else if (q->cg_max >= 0) hp_buf_printf(&cb, "%lld B, %lld B used (%s)", (long long)q->cg_max,
+								(long long)q->cg_current, q->cg_where);
+			else hp_buf_printf(&cb, "none (%s)", q->cg_where);
 			hp_buf_printf(b, "                  %6llu kB %7llu %7llu %7llu %7llu %10llu  %s\n",
 				      (unsigned long long)(q->page_size >> 10), (unsigned long long)q->total,
 				      (unsigned long long)q->free, (unsigned long long)q->resv,
@@ -151,11 +242,14 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b)
 	for (int i = 0; i < p->npools; i++) {
 		const struct hp_pool *q = &p->pools[i];
 		hp_buf_printf(b, "%s{\"page_size\":%llu,\"total\":%llu,\"free\":%llu,\"reserved\":%llu,"
-			      "\"surplus\":%llu,\"available\":%llu,\"cgroup_max\":%lld,\"cgroup_current\":%lld}",
+			      "\"surplus\":%llu,\"available\":%llu,\"cgroup_max\":%lld,\"cgroup_current\":%lld,"
+			      "\"cgroup_error\":%d,\"cgroup_where\":",
 			      i ? "," : "", (unsigned long long)q->page_size, (unsigned long long)q->total,
 			      (unsigned long long)q->free, (unsigned long long)q->resv,
 			      (unsigned long long)q->surp, (unsigned long long)hp_pool_available(q),
-			      (long long)q->cg_max, (long long)q->cg_current);
+			      (long long)q->cg_max, (long long)q->cg_current, q->cg_error);
+		hp_json_str(b, q->cg_where);
+		hp_buf_printf(b, "}");
 	}
 	hp_buf_printf(b, "],\"auto\":{");
 	for (int be = 0; be < HP_BACKEND_COUNT; be++) {

@@ -13,17 +13,22 @@ if ! (echo "$want" > "$f") 2>/dev/null; then
 	exit 77
 fi
 got=$(cat "$f")
+# give back what we added, never an absolute value: the pool is system-wide
+# and someone else may change it meanwhile
+give_back() {
+	now=$(cat "$f")
+	back=$((now - $1))
+	[ "$back" -lt 0 ] && back=0
+	echo "$back" > "$f"
+}
 if [ "$got" -lt "$want" ]; then
-	echo "$old" > "$f"
-	echo "SKIP: asked for $want 2 MiB pages, the kernel gave $got (memory too fragmented)"
+	give_back $((got - old))
+	echo "SKIP: asked for $pages more 2 MiB pages, the kernel gave $((got - old)) (memory too fragmented)"
 	exit 77
 fi
+trap 'give_back $pages; exit 130' INT TERM HUP
 "$@"
 rc=$?
-# give back what we added, not an absolute value: the pool is system-wide and
-# someone else may have changed it meanwhile
-now=$(cat "$f")
-back=$((now - pages))
-[ "$back" -lt 0 ] && back=0
-echo "$back" > "$f"
+trap - INT TERM HUP
+give_back $pages
 exit $rc

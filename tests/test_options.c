@@ -41,7 +41,7 @@ static void valid_values_are_taken(void)
 	const char *env[] = { "HUGEPOLICY_BACKEND", "JeMalloc", "HUGEPOLICY_PAGES", "hugetlb",
 			      "HUGEPOLICY_THRESHOLD", "8MiB", "HUGEPOLICY_VERBOSE", "yes",
 			      "HUGEPOLICY_STATS", "json", "HUGEPOLICY_RESERVE", "1G",
-			      "MALLOC_CONF", "thp:never", NULL };
+			      "HUGEPOLICY_LOG", "", "HUGEPOLICY_FORK", "Inherit", "MALLOC_CONF", "thp:never", NULL };
 	int bad;
 	struct hp_options o = read_env(env, &bad);
 	CHECK(bad == 0);
@@ -51,6 +51,8 @@ static void valid_values_are_taken(void)
 	CHECK(o.verbose == 1);
 	CHECK(o.stats == HP_STATS_JSON);
 	CHECK(o.reserve == 1u << 30);
+	CHECK(o.log && o.log[0] == '\0');
+	CHECK(o.fork_copy == 0);
 	CHECK(o.user_malloc_conf && strcmp(o.user_malloc_conf, "thp:never") == 0);
 	CHECK(o.set_mask == (1u << HP_OPT_COUNT) - 1);
 }
@@ -175,11 +177,13 @@ static void requests_fall_back_gracefully(void)
 	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_OFF, probe(HP_THP_ALWAYS, 64, 0)) == HP_PAGES_OFF);
 }
 
-static void mimalloc_large_pages_take_the_pool_first(void)
+static void mimalloc_thp_leaves_the_pool_alone(void)
 {
-	/* large_os_pages maps MAP_HUGETLB first: thp with a pool is hugetlb;
-	 * auto does not turn large_os_pages on, so the pool stays untouched */
-	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_THP, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_HUGETLB);
+	/* large_os_pages' MAP_HUGETLB mmaps are refused by hugepolicy under
+	 * thp (mimalloc_os.c): thp is THP with or without a pool; auto does not
+	 * turn large_os_pages on, so the pool stays untouched */
+	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_THP, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_THP);
+	CHECK(plan_scope == HP_THP_ALL);
 	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_THP, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
 	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_AUTO, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_THP);
 	CHECK(plan_scope == HP_THP_LARGE);
@@ -197,8 +201,35 @@ static void cgroup_limit_bounds_the_pool(void)
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, p) == HP_PAGES_OFF);
 }
 
+/* the plan's reasons name what decided (items 7 and 14 of issue 11) */
+static void reasons_name_the_real_cause(void)
+{
+	struct hp_options o;
+	struct hp_plan pl;
+	struct hp_probe p = probe(HP_THP_MADVISE, 64, 0);
+	hp_options_defaults(&o);
+	o.backend = HP_BACKEND_SYSTEM;
+	o.pages = HP_PAGES_HUGETLB;
+	o.threshold = 64 << 10;         /* below one huge page */
+	hp_plan_make(&o, &p, &pl);
+	CHECK(pl.pages == HP_PAGES_HUGETLB && pl.hugetlb_min == HP_HUGE_2M && pl.threshold == 64 << 10);
+	CHECK_MSG(strstr(pl.pages_reason, "blocks >= 2 MiB from the pool") != NULL, "%s", pl.pages_reason);
+	o.threshold = 8u << 20;
+	hp_plan_make(&o, &p, &pl);
+	CHECK(pl.hugetlb_min == 8u << 20);
+	/* jemalloc + hugetlb in a process with THP switched off: the cause is
+	 * the process switch, not THP `never` */
+	p.thp_process_off = 1;
+	o.backend = HP_BACKEND_JEMALLOC;
+	hp_plan_make(&o, &p, &pl);
+	CHECK(pl.pages == HP_PAGES_OFF);
+	CHECK_MSG(strstr(pl.pages_reason, "PR_SET_THP_DISABLE") != NULL && strstr(pl.pages_reason, "never") == NULL,
+		  "%s", pl.pages_reason);
+}
+
 int main(void)
 {
+	reasons_name_the_real_cause();
 	defaults_when_nothing_is_set();
 	valid_values_are_taken();
 	bad_values_keep_defaults_and_are_counted();
@@ -206,7 +237,7 @@ int main(void)
 	threshold_below_a_base_page_is_rejected();
 	auto_follows_what_the_machine_offers();
 	requests_fall_back_gracefully();
-	mimalloc_large_pages_take_the_pool_first();
+	mimalloc_thp_leaves_the_pool_alone();
 	cgroup_limit_bounds_the_pool();
 	return check_result("test_options");
 }

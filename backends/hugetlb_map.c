@@ -1,0 +1,246 @@
+/*
+ * hugetlb_map.c - every hugetlb mapping hugepolicy made and populated, for
+ * whichever user: the system backend's blocks, mimalloc's segments (its
+ * mmap goes through mimalloc_os.c), mimalloc reservation arenas.  free()
+ * finds a block by its base; fork (hugetlb_fork.c) walks all of them; the
+ * report counts them.
+ *
+ * An open-addressing hash of base -> (length, owner, on-pool) under a lock
+ * that its owner thread may take again: fork() takes it in its prepare
+ * handler, and POSIX lets a signal handler call fork() while the same thread
+ * is inside fork() or inside this table (glibc's tst-mallocfork); a plain
+ * mutex would deadlock there.  The lock is a word holding the owning
+ * thread's pthread_self() (the same value in a forked child).
+ */
+#define _GNU_SOURCE
+#include "hp_backend.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define SLOTS 8192u                     /* power of two; half may be live */
+#define TOMBSTONE ((uintptr_t)1)
+
+struct slot { uintptr_t base; size_t len; unsigned char owner, on_pool; };
+
+static struct slot table[SLOTS];
+static atomic_uintptr_t lock_owner;
+static unsigned lock_depth;             /* written by the owner only */
+static atomic_size_t live, live_blocks;
+static atomic_size_t pool_bytes[HP_TLB_OWNERS], fb_count[HP_TLB_OWNERS], fb_bytes[HP_TLB_OWNERS];
+static atomic_size_t pool_maps[HP_TLB_OWNERS];
+static uintptr_t lo_addr = UINTPTR_MAX, hi_addr;    /* bounds of non-block entries */
+
+void hp_tlb_lock(void)
+{
+	uintptr_t self = (uintptr_t)pthread_self();
+	if (atomic_load_explicit(&lock_owner, memory_order_relaxed) == self) {
+		lock_depth++;
+		return;
+	}
+	for (;;) {
+		uintptr_t none = 0;
+		if (atomic_compare_exchange_weak(&lock_owner, &none, self))
+			break;
+		sched_yield();
+	}
+	lock_depth = 1;
+}
+
+void hp_tlb_unlock(void)
+{
+	if (--lock_depth == 0)
+		atomic_store(&lock_owner, 0);
+}
+
+static unsigned hash(uintptr_t base)
+{
+	return (unsigned)((base >> 21) * 0x9E3779B1u) & (SLOTS - 1);
+}
+
+static struct slot *find(uintptr_t base)
+{
+	unsigned h = hash(base);
+	for (unsigned i = 0; i < SLOTS; i++) {
+		struct slot *s = &table[(h + i) & (SLOTS - 1)];
+		if (s->base == base)
+			return s;
+		if (s->base == 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+struct piece { uintptr_t base; size_t len; int owner; unsigned char on_pool; };
+
+static int add(uintptr_t base, size_t len, int owner, unsigned char on_pool)
+{
+	int rc = -1;
+	hp_tlb_lock();
+	unsigned h = hash(base);
+	for (unsigned i = 0; atomic_load(&live) < SLOTS / 2 && i < SLOTS; i++) {
+		struct slot *s = &table[(h + i) & (SLOTS - 1)];
+		if (s->base == 0 || s->base == TOMBSTONE) {
+			s->len = len;
+			s->owner = (unsigned char)owner;
+			s->on_pool = on_pool;
+			s->base = base;
+			rc = 0;
+			break;
+		}
+	}
+	if (rc == 0) {
+		atomic_fetch_add(&live, 1);
+		if (on_pool) {
+			atomic_fetch_add(&pool_bytes[owner], len);
+			atomic_fetch_add(&pool_maps[owner], 1);
+		}
+		if (owner == HP_TLB_BLOCK) {
+			atomic_fetch_add(&live_blocks, 1);
+		} else {
+			if (base < lo_addr) lo_addr = base;
+			if (base + len > hi_addr) hi_addr = base + len;
+		}
+	}
+	hp_tlb_unlock();
+	return rc;
+}
+
+int hp_tlb_add(void *base, size_t len, int owner)
+{
+	return add((uintptr_t)base, len, owner, 1);
+}
+
+/* Caller holds the lock. */
+static void drop(struct slot *s)
+{
+	if (s->on_pool) {
+		atomic_fetch_sub(&pool_bytes[s->owner], s->len);
+		atomic_fetch_sub(&pool_maps[s->owner], 1);
+	}
+	if (s->owner == HP_TLB_BLOCK)
+		atomic_fetch_sub(&live_blocks, 1);
+	unsigned next = ((unsigned)(s - table) + 1) & (SLOTS - 1);
+	s->base = table[next].base == 0 ? 0 : TOMBSTONE;   /* end of a probe run: plain empty */
+	s->len = 0;
+	if (atomic_fetch_sub(&live, 1) == 1) {
+		memset(table, 0, sizeof table);              /* drop all tombstones */
+		lo_addr = UINTPTR_MAX;
+		hi_addr = 0;
+	}
+}
+
+size_t hp_tlb_block_size(const void *p)
+{
+	uintptr_t base = (uintptr_t)p;
+	if ((base & (HP_HUGE_2M - 1)) != 0 || base == 0 ||
+	    atomic_load_explicit(&live_blocks, memory_order_relaxed) == 0)
+		return 0;
+	hp_tlb_lock();
+	struct slot *s = find(base);
+	size_t len = s && s->owner == HP_TLB_BLOCK ? s->len : 0;
+	hp_tlb_unlock();
+	return len;
+}
+
+size_t hp_tlb_remove(void *base)
+{
+	hp_tlb_lock();
+	struct slot *s = find((uintptr_t)base);
+	size_t len = 0;
+	if (s) {
+		len = s->len;
+		drop(s);
+	}
+	hp_tlb_unlock();
+	return len;
+}
+
+/* [p, p+len) is being unmapped or mapped over by someone (mimalloc's own
+ * munmap, an aligned mapping trimmed at both ends, or MAP_FIXED): forget
+ * what lies inside it; the parts of a record outside it stay recorded. */
+void hp_tlb_forget(void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p, b = a + len;
+	struct piece keep[2];
+	int nkeep = 0;
+	if (atomic_load_explicit(&live, memory_order_relaxed) == 0)
+		return;
+	hp_tlb_lock();
+	if (b > lo_addr && a < hi_addr) {
+		struct slot *s = find(a);
+		if (s && s->len <= len && s->owner != HP_TLB_BLOCK) {
+			drop(s);        /* the usual case: one whole mapping */
+		} else {
+			for (unsigned i = 0; i < SLOTS && atomic_load(&live) > 0; i++) {
+				s = &table[i];
+				uintptr_t end = s->base + s->len;
+				if (s->base <= TOMBSTONE || s->owner == HP_TLB_BLOCK || s->base >= b || end <= a)
+					continue;
+				/* only the first and the last record can stick out */
+				if (s->base < a && nkeep < 2)
+					keep[nkeep++] = (struct piece){ s->base, a - s->base, s->owner, s->on_pool };
+				if (end > b && nkeep < 2)
+					keep[nkeep++] = (struct piece){ b, end - b, s->owner, s->on_pool };
+				drop(s);
+			}
+		}
+	}
+	for (int i = 0; i < nkeep; i++)
+		add(keep[i].base, keep[i].len, keep[i].owner, keep[i].on_pool);
+	hp_tlb_unlock();
+}
+
+int hp_tlb_overlaps(const void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p, b = a + len;
+	int hit = 0;
+	if (atomic_load_explicit(&live, memory_order_relaxed) == 0)
+		return 0;
+	hp_tlb_lock();
+	for (unsigned i = 0; i < SLOTS && !hit; i++)
+		hit = table[i].base > TOMBSTONE && table[i].base < b && table[i].base + table[i].len > a;
+	hp_tlb_unlock();
+	return hit;
+}
+
+void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on_pool, void *arg), void *arg)
+{
+	hp_tlb_lock();
+	for (unsigned i = 0; i < SLOTS; i++) {
+		struct slot *s = &table[i];
+		if (s->base <= TOMBSTONE || s->len == 0)
+			continue;
+		unsigned char was = s->on_pool;
+		fn((void *)s->base, s->len, s->owner, &s->on_pool, arg);
+		if (was && !s->on_pool) {
+			atomic_fetch_sub(&pool_bytes[s->owner], s->len);
+			atomic_fetch_sub(&pool_maps[s->owner], 1);
+		}
+	}
+	hp_tlb_unlock();
+}
+
+void hp_tlb_fallback(int owner, size_t bytes)
+{
+	atomic_fetch_add(&fb_count[owner], 1);
+	atomic_fetch_add(&fb_bytes[owner], bytes);
+}
+
+void hp_tlb_counts(int owner, struct hp_tlb_counts *c)
+{
+	c->pool_maps = atomic_load(&pool_maps[owner]);
+	c->pool_bytes = atomic_load(&pool_bytes[owner]);
+	c->fallbacks = atomic_load(&fb_count[owner]);
+	c->fallback_bytes = atomic_load(&fb_bytes[owner]);
+}
+
+uint64_t hp_tlb_pool_bytes(void)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < HP_TLB_OWNERS; i++)
+		n += atomic_load(&pool_bytes[i]);
+	return n;
+}

@@ -1,0 +1,109 @@
+/*
+ * hugetlb_pages.c - mappings from a hugetlb pool that cannot SIGBUS later:
+ * mapped without MAP_NORESERVE (the pool reserves the pages at mmap time, or
+ * mmap fails with ENOMEM) and populated at once with MADV_POPULATE_WRITE, so
+ * that a cgroup hugetlb limit or a pool another process drained is an error
+ * now, returned to the caller, instead of a SIGBUS at first touch (kernel
+ * admin-guide/mm/hugetlbpage.rst; madvise(2), Linux 5.14).  A kernel without
+ * MADV_POPULATE_WRITE gets no hugetlb memory from hugepolicy (EINVAL), never
+ * an unpopulated mapping.
+ */
+#define _GNU_SOURCE
+#include "hp_backend.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23          /* Linux 5.14 */
+#endif
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT 26
+#endif
+#ifndef MAP_HUGE_2MB
+#define MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
+#endif
+
+/* The page size a MAP_HUGETLB flag word asks for; 2 MiB when it names none. */
+static size_t flag_page_size(int flags)
+{
+	int shift = (flags >> MAP_HUGE_SHIFT) & 0x3f;
+	return shift ? (size_t)1 << shift : HP_HUGE_2M;
+}
+
+const char *hp_tlb_stage_name(int stage)
+{
+	switch (stage) {
+	case HP_TLB_FAIL_MMAP: return "the pool has no room (Free-Rsvd)";
+	case HP_TLB_FAIL_POPULATE: return "populating was refused (a cgroup hugetlb limit, or the pool was drained meanwhile)";
+	case HP_TLB_FAIL_ALIGN: return "no address space for the alignment";
+	case HP_TLB_FAIL_TABLE: return "hugepolicy's table of hugetlb mappings is full";
+	default: return "refused";
+	}
+}
+
+static void fail(struct hp_tlb_fail *why, int stage, int err)
+{
+	if (why) {
+		why->stage = stage;
+		why->err = err;
+	}
+	errno = err;
+}
+
+void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_len, struct hp_tlb_fail *why)
+{
+	size_t ps = flag_page_size(flags);
+	if (len == 0 || len > SIZE_MAX - ps) {
+		fail(why, HP_TLB_FAIL_MMAP, ENOMEM);
+		return NULL;
+	}
+	size_t n = (len + ps - 1) & ~(ps - 1);
+	flags = (flags & ~MAP_NORESERVE) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB;
+	if (((flags >> MAP_HUGE_SHIFT) & 0x3f) == 0)
+		flags |= MAP_HUGE_2MB;
+	void *p = mmap(hint, n, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (p == MAP_FAILED) {
+		fail(why, HP_TLB_FAIL_MMAP, errno);    /* ENOMEM: the pool cannot reserve n */
+		return NULL;
+	}
+	if (madvise(p, n, MADV_POPULATE_WRITE) != 0) {
+		int e = errno;                          /* cgroup limit; EINVAL: kernel < 5.14 */
+		munmap(p, n);
+		fail(why, HP_TLB_FAIL_POPULATE, e);
+		return NULL;
+	}
+	*mapped_len = n;
+	return p;
+}
+
+void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct hp_tlb_fail *why)
+{
+	if (align <= HP_HUGE_2M)
+		return hp_pages_map_hugetlb_at(NULL, len, 0, mapped_len, why);
+	if (len == 0 || len > SIZE_MAX / 2 || (align & (align - 1)) != 0 || align > SIZE_MAX / 4) {
+		fail(why, HP_TLB_FAIL_ALIGN, EINVAL);
+		return NULL;
+	}
+	size_t n = (len + HP_HUGE_2M - 1) & ~(size_t)(HP_HUGE_2M - 1);
+	/* address space only (no pool pages, no commit charge), then the
+	 * hugetlb mapping placed over its aligned part */
+	unsigned char *r = mmap(NULL, n + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED) {
+		fail(why, HP_TLB_FAIL_ALIGN, errno);
+		return NULL;
+	}
+	unsigned char *a = (unsigned char *)(((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1));
+	if (a > r)
+		munmap(r, (size_t)(a - r));
+	if (a + n < r + n + align)
+		munmap(a + n, (size_t)(r + n + align - (a + n)));
+	void *p = hp_pages_map_hugetlb_at(a, n, MAP_FIXED, mapped_len, why);
+	if (!p) {
+		int e = errno;
+		munmap(a, n);                           /* the PROT_NONE placeholder */
+		errno = e;
+	}
+	return p;
+}

@@ -1,0 +1,22 @@
+# tests/report.cmake - included from tests/CMakeLists.txt
+# Where hugepolicy's lines and exit report go (never into a host's file on a
+# reused fd 2; HUGEPOLICY_LOG), and that echoed values and program names
+# stay one printable line each (issue 11, items 4, 10, 14).
+add_executable(test_report_host test_report_host.c)
+target_link_libraries(test_report_host PRIVATE hugepolicy)
+set(REPORT_SH sh ${CMAKE_CURRENT_SOURCE_DIR}/test_report.sh)
+foreach(B ${BACKENDS})
+  add_test(NAME ${B}_report_never_writes_into_a_host_file_on_fd_2 COMMAND ${REPORT_SH} fd2 ${CMAKE_BINARY_DIR} ${B})
+endforeach()
+add_test(NAME hugepolicy_log_gets_every_line_and_the_report COMMAND ${REPORT_SH} log ${CMAKE_BINARY_DIR})
+add_test(NAME bad_env_values_with_control_bytes_print_one_whole_line_each COMMAND ${REPORT_SH} env ${CMAKE_BINARY_DIR})
+add_test(NAME program_name_with_control_and_invalid_utf8_bytes_keeps_lines_and_json_valid
+  COMMAND ${REPORT_SH} name ${CMAKE_BINARY_DIR} ${Python3_EXECUTABLE})
+# white-box: report.c's escaping (text and JSON) and log.c's path templates
+add_executable(test_report_units test_report_units.c $<TARGET_OBJECTS:hp_policy>)
+target_include_directories(test_report_units PRIVATE ${CMAKE_SOURCE_DIR}/include)
+add_test(NAME escaped_text_and_json_are_printable_and_valid_utf8 COMMAND test_report_units escape)
+add_test(NAME hugepolicy_log_path_expands_pid_and_resolves_relative_paths COMMAND test_report_units log)
+set_tests_properties(hugepolicy_log_path_expands_pid_and_resolves_relative_paths PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME hugepolicy_log_is_refused_in_set_user_id_programs COMMAND ${REPORT_SH} setuid ${CMAKE_BINARY_DIR})
+set_tests_properties(hugepolicy_log_is_refused_in_set_user_id_programs PROPERTIES SKIP_RETURN_CODE 77)

@@ -1,0 +1,149 @@
+#!/bin/sh
+# test_report.sh CASE BUILD_DIR [ARG] - where hugepolicy's lines and report
+# go, and that they stay one line each whatever the environment holds.
+#   fd2 BUILD BACKEND   a host that closed fd 2 and opened a data file there
+#                       gets only its own data in it (stats text/json, verbose)
+#   log BUILD           HUGEPOLICY_LOG=path gets every line and the report,
+#                       stderr none, the host no extra fd; %p is the pid
+#   env BUILD           bad values with \n, \r, ESC or 2000 bytes: one line
+#                       per variable, ending intact, no raw control byte
+#   name BUILD PYTHON   a program named with \n, ESC and invalid UTF-8: lines
+#                       stay whole and the JSON report parses
+#   setuid BUILD        a set-user-ID root copy run by user 65534 ignores
+#                       HUGEPOLICY_LOG (skip 77 without root)
+set -u
+case=$1
+build=$2
+host="$build/tests/test_report_host"
+fail=0
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+err="$dir/err"
+check() { d=$1; shift; if "$@"; then printf "ok: %s\n" "$d"; else printf "FAIL: %s\n" "$d"; fail=$((fail + 1)); fi; }
+# only printable ASCII and newlines in FILE
+printable() { [ "$(LC_ALL=C tr -d '\n\040-\176' < "$1" | wc -c)" -eq 0 ]; }
+# FILE is exactly the host's data
+host_data_only() { [ "$(cat "$1")" = "host-data" ] && [ "$(wc -c < "$1")" -eq 10 ]; }
+show() { echo "--- $1:"; LC_ALL=C od -c "$1" | head -20; }
+
+case $case in
+fd2)
+	export HUGEPOLICY_BACKEND=$3
+	for setting in HUGEPOLICY_STATS=1 HUGEPOLICY_STATS=json HUGEPOLICY_VERBOSE=1; do
+		# control: with stderr intact the setting does print at exit
+		env "$setting" "$host" 2>"$err"
+		check "$setting prints on an intact stderr" [ -s "$err" ]
+		rm -f "$dir/data"
+		env "$setting" "$host" reuse-fd2 "$dir/data" 2>"$err"
+		check "$setting: host ran" [ $? -eq 0 ]
+		check "$setting: fd 2 reopened as a data file holds only the host's data" host_data_only "$dir/data"
+		host_data_only "$dir/data" || show "$dir/data"
+		rm -f "$dir/data"
+		env "$setting" "$host" reuse-fd2 "$dir/data" 2>&-
+		check "$setting, started with fd 2 closed: host ran" [ $? -eq 0 ]
+		check "$setting, started with fd 2 closed: the data file holds only the host's data" host_data_only "$dir/data"
+		host_data_only "$dir/data" || show "$dir/data"
+	done
+	;;
+log)
+	# fds this test's caller left open, as the host sees them without a log
+	base=$(HUGEPOLICY_VERBOSE=1 HUGEPOLICY_STATS=1 "$host" fds 2>/dev/null)
+	out=$(HUGEPOLICY_LOG="$dir/log.%p" HUGEPOLICY_VERBOSE=1 HUGEPOLICY_STATS=1 "$host" fds 2>"$err")
+	pid=${out#pid }; pid=${pid%% *}
+	log="$dir/log.$pid"
+	fds() { n=${1#* fds }; echo "${n%% *}"; }
+	check "stderr gets nothing" [ ! -s "$err" ]
+	check "%p in HUGEPOLICY_LOG is the pid ($out)" [ -f "$log" ]
+	check "the host sees no fd of hugepolicy's ($(fds "$out") open, $(fds "$base") without a log)" \
+		[ "$(fds "$out")" = "$(fds "$base")" ]
+	cat "$log"
+	prefix="hugepolicy\[test_report_host $pid\]: "
+	check "the verbose lines are there, one per line" [ "$(grep -c "^${prefix}backend system (default)$" "$log")" -eq 1 ]
+	check "the page decision is there" [ "$(grep -c "^${prefix}pages " "$log")" -eq 1 ]
+	check "the report is there, whole" [ "$(grep -c "^${prefix}report$" "$log")" -eq 1 ] &&
+		check "... and ends the file with a whole line" [ "$(tail -c 1 "$log" | od -An -c | tr -d ' ')" = '\n' ] &&
+		check "... that is a report number" [ "$(tail -n 1 "$log" | grep -Ec '^  [a-z_.]+ +([0-9]+|unknown)$')" -eq 1 ]
+	check "every line is a hugepolicy line or a report line" \
+		[ "$(grep -vc -e "^$prefix" -e '^  [a-z_.]*  *[0-9a-z]' "$log")" -eq 0 ]
+	check "the log is printable" printable "$log"
+
+	HUGEPOLICY_LOG="$dir/json.log" HUGEPOLICY_STATS=json "$host" 2>"$err"
+	HUGEPOLICY_LOG="$dir/json.log" HUGEPOLICY_STATS=json "$host" 2>>"$err"
+	check "two processes append one JSON line each" [ "$(grep -c '^hugepolicy-stats: {.*}$' "$dir/json.log")" -eq 2 ] &&
+		check "... and nothing else" [ "$(wc -l < "$dir/json.log")" -eq 2 ]
+	check "stderr gets no JSON" [ ! -s "$err" ]
+
+	HUGEPOLICY_LOG="$dir/fd2.log" HUGEPOLICY_STATS=1 "$host" reuse-fd2 "$dir/data" 2>&-
+	check "with fd 2 reused, the report still reaches the log" [ "$(grep -c ': report$' "$dir/fd2.log")" -eq 1 ]
+	check "... and the host's file holds only its data" host_data_only "$dir/data"
+
+	HUGEPOLICY_LOG="$dir/no/such/dir/log" HUGEPOLICY_VERBOSE=1 "$host" 2>"$err"
+	cat "$err"
+	check "an unopenable log says so once on stderr" \
+		[ "$(grep -c "HUGEPOLICY_LOG '$dir/no/such/dir/log' cannot be opened (ENOENT); writing to stderr" "$err")" -eq 1 ]
+	check "... and the lines still reach stderr" [ "$(grep -c 'backend system (default)' "$err")" -eq 1 ]
+	;;
+env)
+	nl=$(printf 'thp\nhugepolicy[forged 1]: backend jemalloc')
+	cr=$(printf 'sys\rtem')
+	esc=$(printf '\033[2J\033[31mred\177')
+	long=$(head -c 2000 /dev/zero | tr '\0' 7)
+	HUGEPOLICY_PAGES="$nl" HUGEPOLICY_BACKEND="$cr" HUGEPOLICY_STATS="$esc" HUGEPOLICY_THRESHOLD="$long" \
+		"$host" 2>"$err"
+	check "host keeps running" [ $? -eq 0 ]
+	cat "$err"
+	check "exactly one line per bad variable" [ "$(wc -l < "$err")" -eq 4 ]
+	check "every line is a hugepolicy line" [ "$(grep -c '^hugepolicy\[test_report_host [0-9]*\]: HUGEPOLICY_' "$err")" -eq 4 ]
+	check "every line ends with the default used" [ "$(grep -c "; using the default '[^']*'$" "$err")" -eq 4 ]
+	check "no raw control byte" printable "$err"
+	check "the newline is shown as \\n" grep -q "HUGEPOLICY_PAGES='thp\\\\nhugepolicy\[forged 1\]: backend jemalloc' is not valid" "$err"
+	check "CR is shown as \\r" grep -q "HUGEPOLICY_BACKEND='sys\\\\rtem' is not valid" "$err"
+	check "ESC and DEL are shown as \\x1b, \\x7f" grep -q "HUGEPOLICY_STATS='\\\\x1b\[2J\\\\x1b\[31mred\\\\x7f' is not valid" "$err"
+	check "the long value is cut at 64 bytes" grep -q "HUGEPOLICY_THRESHOLD='7\{64\}\.\.\.' is not valid (expected .*); using the default '4M'$" "$err"
+	check "no line longer than 300 bytes" [ "$(awk 'length($0) > 300' "$err" | wc -l)" -eq 0 ]
+	;;
+name)
+	py=$3
+	bad="$dir/$(printf 'rep\nhugepolicy[forged 1]: x\033[31m\377\376')"
+	ln -s "$host" "$bad"
+	HUGEPOLICY_VERBOSE=1 HUGEPOLICY_PAGES=nope "$bad" 2>"$err"
+	check "host ran" [ $? -eq 0 ]
+	cat "$err"
+	check "every line starts with one hugepolicy prefix" \
+		[ "$(grep -c '^hugepolicy\[rep\\nhugepolicy\[forged 1\]: x\\x1b\[31m\\xff\\xfe [0-9]*\]: ' "$err")" -eq "$(wc -l < "$err")" ]
+	check "the bad value line ends intact" grep -q "HUGEPOLICY_PAGES='nope' is not valid .*; using the default 'auto'$" "$err"
+	check "no raw control or invalid byte" printable "$err"
+	HUGEPOLICY_STATS=1 "$bad" 2>"$err"
+	check "the text report's first line names the program escaped" \
+		grep -q '^hugepolicy\[rep\\nhugepolicy\[forged 1\]: x\\x1b\[31m\\xff\\xfe [0-9]*\]: report$' "$err"
+	check "the text report is printable" printable "$err"
+	HUGEPOLICY_STATS=json "$bad" 2>"$err"
+	check "the JSON report parses, invalid bytes as U+FFFD" "$py" -c '
+import json, sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+js = [l for l in lines if l.startswith(b"hugepolicy-stats: ")]
+assert len(js) == 1, lines
+d = json.loads(js[0][len(b"hugepolicy-stats: "):])
+assert d["program"] == "rep\nhugepolicy[forged 1]: x\x1b[31m\ufffd\ufffd", repr(d["program"])
+' "$err"
+	;;
+setuid)
+	# a set-user-ID program must not create files a user names
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to make a set-user-ID root copy"; exit 77; }
+	command -v setpriv >/dev/null || { echo "SKIP: setpriv (util-linux) missing"; exit 77; }
+	chmod 755 "$dir"
+	cp "$host" "$dir/suid_host" && chown 0:0 "$dir/suid_host" && chmod 4755 "$dir/suid_host"
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	as_nobody "$dir/suid_host" fds >/dev/null 2>&1 ||
+		{ echo "SKIP: user 65534 cannot run $dir/suid_host (libhugepolicy.so not reachable?)"; exit 77; }
+	HUGEPOLICY_LOG="$dir/made-by-root" HUGEPOLICY_VERBOSE=1 as_nobody "$dir/suid_host" fds 2>"$err"
+	cat "$err"
+	check "the log file is not created" [ ! -e "$dir/made-by-root" ]
+	check "the refusal is said in one line" [ "$(grep -c "HUGEPOLICY_LOG='$dir/made-by-root' is not valid .*not in set-user-ID programs.*; using the default ''$" "$err")" -eq 1 ]
+	check "the lines go to stderr instead" [ "$(grep -c 'backend system (default)' "$err")" -eq 1 ]
+	;;
+*)
+	echo "unknown case $case"; exit 2 ;;
+esac
+echo "test_report $case: $fail failed"
+[ "$fail" -eq 0 ]

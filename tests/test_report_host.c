@@ -1,0 +1,68 @@
+/* test_report_host.c - a small host linked with hugepolicy, for the report
+ * tests (test_report.sh).
+ *   test_report_host reuse-fd2 FILE   close fd 2, open FILE (lands on fd 2),
+ *                                     write "host-data\n" to it, exit without
+ *                                     closing it (as python's os.open would)
+ *   test_report_host fds              print "pid N fds M backend B": M = open
+ *                                     fds >= 3 (hugepolicy must keep none)
+ *   test_report_host                  allocate a little and exit
+ * Each mode allocates (8 MiB touched, and small blocks) so there is something
+ * to report.  Exit status 0, or 3 when the set-up itself failed. */
+#define _GNU_SOURCE
+#include "hugepolicy.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void allocate(void)
+{
+	char *big = malloc(8u << 20);
+	if (big)
+		memset(big, 1, 8u << 20);
+	for (int i = 0; i < 100; i++)
+		free(malloc((size_t)i * 16 + 1));
+	free(big);
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	if (!d)
+		return -1;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && fd >= 3 && fd != dirfd(d))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	allocate();
+	if (argc == 3 && strcmp(argv[1], "reuse-fd2") == 0) {
+		close(2);
+		int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd != 2) {
+			printf("set-up failed: open gave fd %d, not 2\n", fd);
+			return 3;
+		}
+		allocate();
+		static const char data[] = "host-data\n";
+		if (write(fd, data, sizeof data - 1) != (ssize_t)(sizeof data - 1))
+			return 3;
+		return 0;           /* fd 2 stays open: the exit report runs now */
+	}
+	if (argc == 2 && strcmp(argv[1], "fds") == 0) {
+		printf("pid %d fds %d backend %s\n", (int)getpid(), open_fds(), hugepolicy_backend());
+		return 0;
+	}
+	return 0;
+}
