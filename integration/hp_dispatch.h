@@ -46,5 +46,24 @@ size_t hp_boot_size(const void *p);
 size_t hp_boot_used(void);                          /* bytes of the arena used */
 extern const struct hp_alloc_ops hp_boot_ops;
 
+/* The C++ runtime behind a failed operator new (cxx_runtime.c), found from
+ * the calling code's object, the global scope or any loaded libstdc++ /
+ * libc++; every pointer from one scope.  bad_alloc is thrown by
+ * std::__throw_bad_alloc, or where a runtime lacks it (libstdc++ linked in
+ * statically) by the C++ ABI pieces.  With own_sym, `own` is the runtime's
+ * own definition of that symbol (never libhugepolicy's), or NULL.
+ * 0, or ENOENT: no C++ runtime. */
+typedef void (*hp_new_handler)(void);
+struct hp_cxx_runtime {
+	hp_new_handler (*get_new_handler)(void);
+	void (*throw_bad_alloc)(void);          /* or NULL, and then all of: */
+	void *(*allocate_exception)(size_t size);
+	void (*cxa_throw)(void *obj, void *type, void (*dtor)(void *));
+	void *bad_alloc_type, *bad_alloc_vtable;
+	void (*bad_alloc_dtor)(void *obj);
+	void *own;
+};
+int hp_cxx_runtime_find(const void *caller, const char *own_sym, struct hp_cxx_runtime *rt);
+
 #pragma GCC visibility pop
 #endif

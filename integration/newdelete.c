@@ -6,19 +6,23 @@
  * library also defines them (DESIGN.md: a backend's delete reaching another
  * backend's free crashes).
  *
- * Out of memory in a throwing new: call std::get_new_handler()'s handler and
- * retry, then throw std::bad_alloc through libstdc++'s own
- * std::__throw_bad_alloc(), both looked up at that moment (any code calling
- * operator new has a C++ runtime loaded).  Thread-safe.
+ * Out of memory: the C++17 rules ([new.delete.single]), with the C++ runtime
+ * of the code that called operator new (hp_cxx_runtime_find: that code's
+ * own runtime even when it was loaded RTLD_LOCAL).  Throwing new calls
+ * std::get_new_handler()'s handler and retries while there is one, then
+ * throws std::bad_alloc through the runtime.  Nothrow new is
+ * "throwing new, bad_alloc caught": with a handler installed it is handed to
+ * the runtime's own nothrow new (which calls our throwing new inside its
+ * try/catch, so a handler that throws ends in nullptr); without one, NULL.
+ * Only a process with no C++ runtime at all gets the one-line abort from
+ * throwing new.  Thread-safe: no state, the runtime is looked up per
+ * failure.
  */
 #define _GNU_SOURCE
 #include "hp_dispatch.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <malloc.h>
-
-typedef void (*new_handler_fn)(void);
 
 static void *try_alloc(size_t size, size_t align)
 {
@@ -26,48 +30,84 @@ static void *try_alloc(size_t size, size_t align)
 		size = 1;               /* new(0) returns a unique pointer */
 	if (align <= 8)                 /* see aligned() in malloc.c */
 		return malloc(size);
+	if (size > (size_t)PTRDIFF_MAX)
+		return NULL;            /* as malloc.c refuses it */
 	return hp_ops()->memalign(align, size);
 }
 
-static void *out_of_memory(size_t size, size_t align, int nothrow)
+/* std::bad_alloc, by the runtime's std::__throw_bad_alloc or by the C++ ABI
+ * (Itanium ABI 2.4.2): the object is one vtable pointer (std::exception has
+ * no data members), pointing past the offset-to-top and RTTI slots. */
+static void throw_bad_alloc(const struct hp_cxx_runtime *rt)
 {
-	for (;;) {
-		new_handler_fn (*get)(void) = (new_handler_fn (*)(void))dlsym(RTLD_DEFAULT, "_ZSt15get_new_handlerv");
-		new_handler_fn h = get ? get() : NULL;
-		if (!h)
-			break;
-		h();
-		void *p = try_alloc(size, align);
-		if (p)
-			return p;
+	if (rt->throw_bad_alloc)
+		rt->throw_bad_alloc();
+	void **e = rt->allocate_exception(sizeof(void *));
+	*e = (char *)rt->bad_alloc_vtable + 2 * sizeof(void *);
+	rt->cxa_throw(e, rt->bad_alloc_type, rt->bad_alloc_dtor);
+}
+
+/* [new.delete.single]/4: handler, retry, until a block, no handler
+ * (bad_alloc), or the handler ends the loop itself (throws, or uninstalls
+ * itself and we throw next round). */
+static void *throwing_oom(size_t size, size_t align, const void *caller)
+{
+	struct hp_cxx_runtime rt;
+	if (hp_cxx_runtime_find(caller, NULL, &rt) == 0) {
+		for (hp_new_handler h; (h = rt.get_new_handler()) != NULL; ) {
+			h();
+			void *p = try_alloc(size, align);
+			if (p)
+				return p;
+		}
+		throw_bad_alloc(&rt);   /* does not return */
 	}
-	if (nothrow)
-		return NULL;
-	void (*throw_bad_alloc)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "_ZSt17__throw_bad_allocv");
-	if (throw_bad_alloc)
-		throw_bad_alloc();      /* does not return */
 	hp_say("operator new: no memory for %zu bytes and no C++ runtime to throw std::bad_alloc", size);
 	abort();
 }
 
-static void *op_new(size_t size, size_t align, int nothrow)
+/* own: the Itanium name of this nothrow variant, to find the runtime's own */
+static void *nothrow_oom(size_t size, size_t align, int aligned, const void *nt,
+			 const char *own, const void *caller)
 {
-	void *p = try_alloc(size, align);
-	return p ? p : out_of_memory(size, align, nothrow);
+	struct hp_cxx_runtime rt;
+	if (hp_cxx_runtime_find(caller, own, &rt) != 0 || !rt.get_new_handler() || !rt.own)
+		return NULL;            /* no handler to make memory (or none we may call) */
+	if (aligned)
+		return ((void *(*)(size_t, size_t, const void *))rt.own)(size, align, nt);
+	return ((void *(*)(size_t, const void *))rt.own)(size, nt);
 }
 
+static void *op_new(size_t size, size_t align, const void *caller)
+{
+	void *p = try_alloc(size, align);
+	return p ? p : throwing_oom(size, align, caller);
+}
+
+static void *op_new_nothrow(size_t size, size_t align, int aligned, const void *nt,
+			    const char *own, const void *caller)
+{
+	void *p = try_alloc(size, align);
+	return p ? p : nothrow_oom(size, align, aligned, nt, own, caller);
+}
+
+#define CALLER __builtin_return_address(0)
 #define NEW(sym, args, call) HP_EXPORT void *sym args __asm__(#sym); void *sym args { return call; }
 #define DEL(sym, args) HP_EXPORT void sym args __asm__(#sym); void sym args { free(p); }
 
 /* new(size_t), new[](size_t), nothrow, aligned, aligned nothrow */
-NEW(_Znwm, (size_t n), op_new(n, 0, 0))
-NEW(_Znam, (size_t n), op_new(n, 0, 0))
-NEW(_ZnwmRKSt9nothrow_t, (size_t n, const void *nt), ((void)nt, op_new(n, 0, 1)))
-NEW(_ZnamRKSt9nothrow_t, (size_t n, const void *nt), ((void)nt, op_new(n, 0, 1)))
-NEW(_ZnwmSt11align_val_t, (size_t n, size_t a), op_new(n, a, 0))
-NEW(_ZnamSt11align_val_t, (size_t n, size_t a), op_new(n, a, 0))
-NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, (size_t n, size_t a, const void *nt), ((void)nt, op_new(n, a, 1)))
-NEW(_ZnamSt11align_val_tRKSt9nothrow_t, (size_t n, size_t a, const void *nt), ((void)nt, op_new(n, a, 1)))
+NEW(_Znwm, (size_t n), op_new(n, 0, CALLER))
+NEW(_Znam, (size_t n), op_new(n, 0, CALLER))
+NEW(_ZnwmRKSt9nothrow_t, (size_t n, const void *nt),
+    op_new_nothrow(n, 0, 0, nt, "_ZnwmRKSt9nothrow_t", CALLER))
+NEW(_ZnamRKSt9nothrow_t, (size_t n, const void *nt),
+    op_new_nothrow(n, 0, 0, nt, "_ZnamRKSt9nothrow_t", CALLER))
+NEW(_ZnwmSt11align_val_t, (size_t n, size_t a), op_new(n, a, CALLER))
+NEW(_ZnamSt11align_val_t, (size_t n, size_t a), op_new(n, a, CALLER))
+NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, (size_t n, size_t a, const void *nt),
+    op_new_nothrow(n, a, 1, nt, "_ZnwmSt11align_val_tRKSt9nothrow_t", CALLER))
+NEW(_ZnamSt11align_val_tRKSt9nothrow_t, (size_t n, size_t a, const void *nt),
+    op_new_nothrow(n, a, 1, nt, "_ZnamSt11align_val_tRKSt9nothrow_t", CALLER))
 
 /* delete, delete[]: plain, sized, nothrow, aligned, sized aligned, aligned nothrow */
 DEL(_ZdlPv, (void *p))
