@@ -3,8 +3,18 @@
  * one indirect call to the selected backend's plain entry point (measured:
  * a function-pointer dispatch costs 5-15 % on malloc(32)/free, mallocx/
  * dallocx ~2x); argument checks the C standard and POSIX ask for are done
- * here once, for every backend.  Also defines glibc's __libc_* names so that
- * no host can reach an allocator other than the selected one.
+ * here once, for every backend, so that every backend gives the same answers:
+ * - a NULL result for anything but realloc(p, 0) leaves errno == ENOMEM
+ *   (EINVAL for an alignment that is not a power of two): jemalloc's realloc
+ *   and aligned paths and mimalloc's aligned path return NULL with errno
+ *   untouched, so the NULL path (and only it) sets ENOMEM after the call;
+ *   malloc stays a bare tail call (the hot path): every backend's malloc
+ *   sets ENOMEM itself (tests/cstd.cmake checks it for each);
+ * - realloc(p, 0) frees p and returns NULL, errno unchanged (glibc's answer;
+ *   mimalloc would hand back a block); realloc(NULL, 0) is malloc(0);
+ * - a block and its alignment padding never exceed PTRDIFF_MAX bytes.
+ * Also defines glibc's __libc_* names so that no host can reach an allocator
+ * other than the selected one.
  *
  * All functions are thread-safe, as the C standard requires.
  */
@@ -39,6 +49,15 @@ static void *enomem(void)
 	return NULL;
 }
 
+/* After the backend: a NULL is an allocation failure, and the C library's
+ * answer for one is ENOMEM, whatever the backend left in errno. */
+static inline void *or_enomem(void *p)
+{
+	if (__builtin_expect(p == NULL, 0))
+		errno = ENOMEM;
+	return p;
+}
+
 HP_EXPORT void *malloc(size_t size)
 {
 	if (impossible(size))
@@ -57,21 +76,27 @@ HP_EXPORT void *calloc(size_t n, size_t size)
 {
 	if (size && n > (size_t)PTRDIFF_MAX / size)
 		return enomem();        /* C11 7.22.3.2: overflow -> null */
-	return hp_ops()->calloc(n, size);
+	return or_enomem(hp_ops()->calloc(n, size));
 }
 
 HP_EXPORT void *realloc(void *p, size_t size)
 {
 	if (impossible(size))
 		return enomem();        /* p stays valid */
+	if (size == 0 && p != NULL) {
+		int saved = errno;      /* glibc: free p, return NULL, errno as it was */
+		free(p);
+		errno = saved;
+		return NULL;
+	}
 	if (hp_boot_owns(p)) {
 		size_t old = hp_boot_size(p);
-		void *q = malloc(size ? size : 1);
+		void *q = malloc(size);
 		if (q)
 			memcpy(q, p, old < size ? old : size);
 		return q;
 	}
-	return hp_ops()->realloc(p, size);
+	return or_enomem(hp_ops()->realloc(p, size));
 }
 
 HP_EXPORT void *reallocarray(void *p, size_t n, size_t size)
@@ -84,16 +109,18 @@ HP_EXPORT void *reallocarray(void *p, size_t n, size_t size)
 /* Alignment a power of two; small ones are what malloc gives anyway. */
 static void *aligned(size_t align, size_t size)
 {
-	if (impossible(size))
+	/* the block plus the padding its alignment may cost fits in PTRDIFF_MAX
+	 * (jemalloc's memalign(1 << 63, 16) was NULL with errno 0) */
+	if (impossible(size) || align - 1 > (size_t)PTRDIFF_MAX - size)
 		return enomem();
 	/* malloc's blocks are 8-aligned at least on every backend, but jemalloc
 	 * and mimalloc give 8-byte (and mimalloc 24-byte ...) size classes only
 	 * 8-byte alignment: anything above 8 asks for the alignment */
 	if (align <= 8)
-		return hp_ops()->malloc(size);
+		return or_enomem(hp_ops()->malloc(size));
 	/* jemalloc's memalign(16, 0) returned an 8-aligned block: size 0 is
 	 * asked as 1 (C11 7.22.3: either null or a unique pointer) */
-	return hp_ops()->memalign(align, size ? size : 1);
+	return or_enomem(hp_ops()->memalign(align, size ? size : 1));
 }
 
 HP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
