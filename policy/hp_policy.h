@@ -77,6 +77,7 @@ enum hp_thp_mode { HP_THP_ALWAYS, HP_THP_MADVISE, HP_THP_NEVER, HP_THP_MISSING }
 struct hp_pool {
 	uint64_t page_size;     /* bytes */
 	uint64_t total, free, resv, surp;   /* pages: nr_hugepages, free_, resv_, surplus_ */
+	uint64_t overcommit;    /* pages: nr_overcommit_hugepages, the most surplus pages allowed */
 	int64_t cg_max;         /* bytes: the tightest cgroup hugetlb limit on the way to the root
 				 * (v2 hugetlb.<size>.max or .rsvd.max, v1 .limit_in_bytes); -1 = none */
 	int64_t cg_current;     /* bytes: the usage at that limit; -1 unknown */
@@ -109,7 +110,10 @@ void hp_probe_read(struct hp_probe *p);
 void hp_probe_for_plan(struct hp_probe *p, int pages, int backend);
 /* The 2 MiB pool, or NULL. */
 const struct hp_pool *hp_probe_pool(const struct hp_probe *p, uint64_t page_size);
-/* Pages of that pool a new mapping may take now: Free - Rsvd, bounded by the cgroup limit. */
+/* Pages of that pool a new mapping may take now: Free - Rsvd plus surplus
+ * headroom (nr_overcommit - surplus), bounded by the cgroup limit. */
+uint64_t hp_pool_headroom(const struct hp_pool *pool);      /* without the cgroup */
+uint64_t hp_pool_surplus_room(const struct hp_pool *pool);  /* the surplus part */
 uint64_t hp_pool_available(const struct hp_pool *pool);
 const char *hp_thp_name(int thp);
 /* cgroup.c: the hugetlb room the cgroups of this process leave for pages of

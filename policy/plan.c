@@ -61,6 +61,9 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 
 	const struct hp_pool *pool = hp_probe_pool(p, HP_HUGE_2M);
 	uint64_t avail = hp_pool_available(pool);
+	char surplus_note[32];
+	snprintf(surplus_note, sizeof surplus_note, "%llu (nr_overcommit_hugepages)",
+		 (unsigned long long)hp_pool_surplus_room(pool));
 	uint64_t want = (o->threshold + HP_HUGE_2M - 1) / HP_HUGE_2M;   /* pages for one block */
 	const char *thp = p->thp_process_off ? "off for this process (PR_SET_THP_DISABLE)"
 						: hp_thp_name(p->thp_enabled);
@@ -102,8 +105,10 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 			       pl->pages == HP_PAGES_THP ? "THP" : "base pages");
 		} else {
 			pl->pages = HP_PAGES_HUGETLB;
-			reason(pl, "requested; 2 MiB pool has %llu pages available (Free-Rsvd%s%s); %s, "
+			reason(pl, "requested; 2 MiB pool has %llu pages available (Free-Rsvd%s%s%s%s); %s, "
 			       "populated when mapped, else %s", (unsigned long long)avail,
+			       hp_pool_surplus_room(pool) ? " + surplus headroom " : "",
+			       hp_pool_surplus_room(pool) ? surplus_note : "",
 			       pool && pool->cg_max >= 0 ? ", " : "", pool && pool->cg_max >= 0 ? pool->cg_where : "",
 			       o->backend == HP_BACKEND_MIMALLOC ? "mimalloc's segments from the pool"
 			       : hugetlb_min_note(o->threshold), thp_usable(p) ? "THP" : "base pages");
@@ -129,8 +134,9 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 		} else if (o->backend != HP_BACKEND_JEMALLOC && avail >= want && avail > 0) {
 			pl->pages = HP_PAGES_HUGETLB;
 			reason(pl, "auto: THP enabled=%s; 2 MiB hugetlb pool has %llu pages available "
-			       "(Free-Rsvd), enough for a %llu-byte block", thp, (unsigned long long)avail,
-			       (unsigned long long)o->threshold);
+			       "(Free-Rsvd%s%s), enough for a %llu-byte block", thp, (unsigned long long)avail,
+			       hp_pool_surplus_room(pool) ? " + surplus headroom " : "",
+			       hp_pool_surplus_room(pool) ? surplus_note : "", (unsigned long long)o->threshold);
 		} else {
 			pl->pages = HP_PAGES_OFF;
 			reason(pl, "auto: THP enabled=%s and %s; base pages only", thp,

@@ -93,7 +93,7 @@ static void probe_cgroup(struct hp_probe *p)
 	}
 }
 
-/* full: also nr_hugepages and surplus_hugepages, which the plan does not need */
+/* full: also nr_hugepages, which the plan does not need */
 static void probe_pool(struct hp_probe *p, const char *dname, int full)
 {
 	if (p->npools >= HP_MAX_POOLS || strncmp(dname, "hugepages-", 10) != 0)
@@ -104,10 +104,11 @@ static void probe_pool(struct hp_probe *p, const char *dname, int full)
 	if (kb == 0)
 		return;
 	pool->page_size = kb * 1024;
-	static const char *const f[4] = { "nr_hugepages", "free_hugepages", "resv_hugepages", "surplus_hugepages" };
-	uint64_t *dst[4] = { &pool->total, &pool->free, &pool->resv, &pool->surp };
-	for (int i = 0; i < 4; i++) {
-		if (!full && (i == 0 || i == 3))
+	static const char *const f[5] = { "nr_hugepages", "free_hugepages", "resv_hugepages",
+					   "surplus_hugepages", "nr_overcommit_hugepages" };
+	uint64_t *dst[5] = { &pool->total, &pool->free, &pool->resv, &pool->surp, &pool->overcommit };
+	for (int i = 0; i < 5; i++) {
+		if (!full && i == 0)
 			continue;
 		struct hp_buf b = { path, sizeof path, 0 };
 		hp_buf_printf(&b, "/sys/kernel/mm/hugepages/%s/%s", dname, f[i]);
@@ -116,7 +117,7 @@ static void probe_pool(struct hp_probe *p, const char *dname, int full)
 	}
 	/* the cgroup walk costs ~90 us here (mountinfo alone ~50): the plan
 	 * skips it when the pool has no page to give anyway */
-	if (full || pool->free > pool->resv) {
+	if (full || hp_pool_headroom(pool) > 0) {
 		pool->cg_error = hp_cgroup_hugetlb_room("", pool->page_size, &pool->cg_max, &pool->cg_current,
 							pool->cg_where, sizeof pool->cg_where);
 	} else {
@@ -221,11 +222,25 @@ const struct hp_pool *hp_probe_pool(const struct hp_probe *p, uint64_t page_size
 	return NULL;
 }
 
+uint64_t hp_pool_surplus_room(const struct hp_pool *pool)
+{
+	return pool && pool->overcommit > pool->surp ? pool->overcommit - pool->surp : 0;
+}
+
+/* Free - Rsvd, plus the surplus pages the kernel may still add on demand
+ * (nr_overcommit_hugepages - surplus_hugepages; hugetlbpage.rst). */
+uint64_t hp_pool_headroom(const struct hp_pool *pool)
+{
+	if (!pool)
+		return 0;
+	return (pool->free > pool->resv ? pool->free - pool->resv : 0) + hp_pool_surplus_room(pool);
+}
+
 uint64_t hp_pool_available(const struct hp_pool *pool)
 {
 	if (!pool || pool->cg_error)
 		return 0;               /* a limit that cannot be read may be a SIGBUS later */
-	uint64_t avail = pool->free > pool->resv ? pool->free - pool->resv : 0;
+	uint64_t avail = hp_pool_headroom(pool);
 	if (pool->cg_max >= 0) {
 		int64_t room = pool->cg_max - (pool->cg_current > 0 ? pool->cg_current : 0);
 		uint64_t cg_pages = room > 0 ? (uint64_t)room / pool->page_size : 0;

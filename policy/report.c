@@ -211,7 +211,7 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b)
 		hp_buf_printf(b, "max_ptes_none     %d\n", p->max_ptes_none);
 		hp_buf_printf(b, "NUMA nodes        %d\n", p->numa_nodes);
 		hp_buf_printf(b, "cgroup            %s\n", p->cgroup[0] ? p->cgroup : "(unknown)");
-		hp_buf_printf(b, "hugetlb pools     page size   total    free    rsvd    surp  available  cgroup max\n");
+		hp_buf_printf(b, "hugetlb pools     page size   total    free    rsvd    surp  overcommit  available  cgroup max\n");
 		for (int i = 0; i < p->npools; i++) {
 			const struct hp_pool *q = &p->pools[i];
 			char cg[200];
@@ -220,10 +220,11 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b)
 			else if (q->cg_max >= 0) hp_buf_printf(&cb, "%lld B, %lld B used (%s)", (long long)q->cg_max,
 								(long long)q->cg_current, q->cg_where);
 			else hp_buf_printf(&cb, "none (%s)", q->cg_where);
-			hp_buf_printf(b, "                  %6llu kB %7llu %7llu %7llu %7llu %10llu  %s\n",
+			hp_buf_printf(b, "                  %6llu kB %7llu %7llu %7llu %7llu %11llu %10llu  %s\n",
 				      (unsigned long long)(q->page_size >> 10), (unsigned long long)q->total,
 				      (unsigned long long)q->free, (unsigned long long)q->resv,
-				      (unsigned long long)q->surp, (unsigned long long)hp_pool_available(q), cg);
+				      (unsigned long long)q->surp, (unsigned long long)q->overcommit,
+				      (unsigned long long)hp_pool_available(q), cg);
 		}
 		for (int be = 0; be < HP_BACKEND_COUNT; be++) {
 			const char *c = auto_choice(p, be, why, sizeof why);
@@ -242,12 +243,12 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b)
 	for (int i = 0; i < p->npools; i++) {
 		const struct hp_pool *q = &p->pools[i];
 		hp_buf_printf(b, "%s{\"page_size\":%llu,\"total\":%llu,\"free\":%llu,\"reserved\":%llu,"
-			      "\"surplus\":%llu,\"available\":%llu,\"cgroup_max\":%lld,\"cgroup_current\":%lld,"
+			      "\"surplus\":%llu,\"overcommit\":%llu,\"available\":%llu,\"cgroup_max\":%lld,\"cgroup_current\":%lld,"
 			      "\"cgroup_error\":%d,\"cgroup_where\":",
 			      i ? "," : "", (unsigned long long)q->page_size, (unsigned long long)q->total,
 			      (unsigned long long)q->free, (unsigned long long)q->resv,
-			      (unsigned long long)q->surp, (unsigned long long)hp_pool_available(q),
-			      (long long)q->cg_max, (long long)q->cg_current, q->cg_error);
+			      (unsigned long long)q->surp, (unsigned long long)q->overcommit,
+			      (unsigned long long)hp_pool_available(q), (long long)q->cg_max, (long long)q->cg_current, q->cg_error);
 		hp_json_str(b, q->cg_where);
 		hp_buf_printf(b, "}");
 	}

@@ -1,4 +1,4 @@
-# tests/mimalloc_pool.cmake - hugetlb memory is populated by hugepolicy
+# tests/mimalloc_pool.cmake - the pool, for every backend: hugetlb memory is populated by hugepolicy
 # before anyone touches it, whichever backend uses it: under a cgroup
 # hugetlb limit on the parent cgroup (3 pages), with the pool holding 16 more
 # pages, eight 4 MiB blocks live, read back intact, and the report's pool and
@@ -29,4 +29,26 @@ foreach(T ${_t})
   if(T MATCHES "_cgroup_limit_")
     set_tests_properties(${T} PROPERTIES RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
   endif()
+endforeach()
+
+# which blocks the system backend takes from the pool: big alignments yes,
+# blocks below one huge page never (threshold 64 KiB)
+add_executable(test_pool_rules test_pool_rules.c)
+target_link_libraries(test_pool_rules PRIVATE hugepolicy)
+add_test(NAME system_hugetlb_big_alignment_from_the_pool_small_blocks_never
+  COMMAND ${POOL} 8 $<TARGET_FILE:test_pool_rules>)
+set_tests_properties(system_hugetlb_big_alignment_from_the_pool_small_blocks_never PROPERTIES
+  ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=64K"
+  RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
+
+# surplus pages: 64 more allowed (nr_overcommit_hugepages, given back), the
+# persistent pool left alone: hugetlb gets surplus pages, the plan says so
+add_executable(test_surplus test_surplus.c)
+target_link_libraries(test_surplus PRIVATE hugepolicy)
+foreach(B system mimalloc)
+  add_test(NAME ${B}_hugetlb_takes_surplus_pages_when_the_pool_is_empty
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_overcommit.sh 64 $<TARGET_FILE:test_surplus> ${B})
+  set_tests_properties(${B}_hugetlb_takes_surplus_pages_when_the_pool_is_empty PROPERTIES
+    ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_VERBOSE=1"
+    RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
 endforeach()

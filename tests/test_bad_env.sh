@@ -39,5 +39,11 @@ env LD_PRELOAD="$lib" HUGEPOLICY_BACKEND=mimalloc HUGEPOLICY_PAGES=thp HUGEPOLIC
 	MIMALLOC_LARGE_OS_PAGES=0 /bin/true 2>"$err"
 check "user MIMALLOC_LARGE_OS_PAGES=0 makes the effective mode off" grep -q "pages off (asked thp): MIMALLOC_LARGE_OS_PAGES=0" "$err"
 
+# HUGEPOLICY_RESERVE where it cannot apply is said, without VERBOSE
+env LD_PRELOAD="$lib" HUGEPOLICY_BACKEND=system HUGEPOLICY_RESERVE=64M /bin/true 2>"$err"
+check "RESERVE under system is said once" [ "$(grep -c "HUGEPOLICY_RESERVE is for the mimalloc backend; ignored under system" "$err")" -eq 1 ]
+env LD_PRELOAD="$lib" HUGEPOLICY_BACKEND=mimalloc HUGEPOLICY_PAGES=off HUGEPOLICY_RESERVE=64M /bin/true 2>"$err"
+check "RESERVE under mimalloc off is said once" [ "$(grep -c "HUGEPOLICY_RESERVE ignored: it needs pages=hugetlb, and pages=off" "$err")" -eq 1 ]
+
 echo "test_bad_env: $fail failed"
 [ "$fail" -eq 0 ]

@@ -227,8 +227,34 @@ static void reasons_name_the_real_cause(void)
 		  "%s", pl.pages_reason);
 }
 
+/* surplus pages (nr_overcommit_hugepages - surplus_hugepages) are room too */
+static void surplus_headroom_counts_as_room(void)
+{
+	struct hp_options o;
+	struct hp_plan pl;
+	struct hp_probe p = probe(HP_THP_MADVISE, 0, 0);
+	p.pools[0].overcommit = 64;
+	p.pools[0].surp = 10;
+	CHECK(hp_pool_available(&p.pools[0]) == 54);
+	hp_options_defaults(&o);
+	o.pages = HP_PAGES_HUGETLB;
+	hp_plan_make(&o, &p, &pl);
+	CHECK(pl.pages == HP_PAGES_HUGETLB);
+	CHECK_MSG(strstr(pl.pages_reason, "surplus headroom 54 (nr_overcommit_hugepages)") != NULL, "%s", pl.pages_reason);
+	p.thp_enabled = HP_THP_NEVER;   /* auto takes the pool only without THP */
+	o.pages = HP_PAGES_AUTO;
+	hp_plan_make(&o, &p, &pl);
+	CHECK(pl.pages == HP_PAGES_HUGETLB && strstr(pl.pages_reason, "surplus headroom") != NULL);
+	p.thp_enabled = HP_THP_MADVISE;
+	hp_plan_make(&o, &p, &pl);
+	CHECK(pl.pages == HP_PAGES_THP);
+	p.pools[0].surp = 64;           /* all allowed surplus pages in use */
+	CHECK(hp_pool_available(&p.pools[0]) == 0);
+}
+
 int main(void)
 {
+	surplus_headroom_counts_as_room();
 	reasons_name_the_real_cause();
 	defaults_when_nothing_is_set();
 	valid_values_are_taken();
