@@ -111,7 +111,13 @@ void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on
  * Once, at start-up. */
 void hp_fork_init(int thp_available, int verbose, int copy);
 
-/* ---- hugetlb blocks of the system backend (hugetlb_blocks.c) ---- */
+/* ---- blocks >= min_bytes from the hugetlb pool, in front of any backend
+ * (hugetlb_large.c); the THP fallback uses thp_large.c, which the caller
+ * set up for the same backend first ---- */
+void hp_tlb_large_init(const struct hp_alloc_ops *backend, size_t min_bytes, int thp_fallback, int verbose,
+		       struct hp_alloc_ops *out);
+
+/* ---- hugetlb blocks: one populated mapping each (hugetlb_blocks.c) ---- */
 void *hp_blocks_alloc(size_t size, size_t align, struct hp_tlb_fail *why);  /* NULL: use another path */
 int hp_blocks_owns(const void *p);                   /* fast; thread-safe */
 size_t hp_blocks_size(const void *p);                /* usable bytes, 0 if not ours */

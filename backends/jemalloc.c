@@ -29,7 +29,8 @@ const struct hp_alloc_ops hp_jemalloc_ops = {
 };
 
 static const char *user_conf;
-static struct hp_alloc_ops large_ops;
+static struct hp_alloc_ops large_ops, tlb_ops;
+static size_t tlb_min;                   /* pages=hugetlb: blocks from the pool from this size */
 static int large_scope;                  /* THP on blocks >= threshold only */
 static size_t large_threshold;
 static char conf[96];
@@ -48,7 +49,13 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 	 * metadata once it is large enough, "disabled" never. */
 	int thp = plan->pages == HP_PAGES_THP;
 	int all = thp && plan->thp_scope == HP_THP_ALL;
-	if (thp && !all) {
+	int tlb = plan->pages == HP_PAGES_HUGETLB;
+	if (tlb) {
+		/* blocks >= hugetlb_min from the pool, in front of jemalloc
+		 * (hugetlb_large.c); jemalloc keeps the rest, THP left to the
+		 * kernel's default */
+		hpje_malloc_conf = "thp:default,metadata_thp:auto";
+	} else if (thp && !all) {
 		/* THP on blocks >= threshold only: they go to jemalloc's oversize
 		 * arena (oversize_threshold), whose memory is never reused for
 		 * small blocks, so the advice stays on big blocks */
@@ -77,12 +84,19 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 		snprintf(plan->pages_reason, sizeof plan->pages_reason,
 			 "opt.thp=%s (MALLOC_CONF, or the kernel has no THP)", v);
 	}
+	static const struct hp_thp_large_traits je_traits = { .grow_in_place = grow_in_place };
 	if (plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE) {
 		large_scope = 1;
 		large_threshold = (size_t)plan->threshold;
-		static const struct hp_thp_large_traits je_traits = { .grow_in_place = grow_in_place };
 		hp_thp_large_init(&hp_jemalloc_ops, &je_traits, large_threshold, plan->verbose, &large_ops);
 		*ops = &large_ops;
+	} else if (plan->pages == HP_PAGES_HUGETLB) {
+		/* the pool's fallback is THP on those blocks, advised as in auto */
+		hp_thp_large_init(&hp_jemalloc_ops, &je_traits, (size_t)plan->hugetlb_min, plan->verbose, &large_ops);
+		hp_tlb_large_init(&hp_jemalloc_ops, (size_t)plan->hugetlb_min, plan->thp_available, plan->verbose,
+				  &tlb_ops);
+		tlb_min = (size_t)plan->hugetlb_min;
+		*ops = &tlb_ops;
 	}
 	return 0;
 }
@@ -105,6 +119,8 @@ static void jemalloc_describe(char *buf, size_t cap)
 		hp_buf_printf(&b, " opt.oversize_threshold=%zu, MADV_HUGEPAGE on blocks >= %zu B", v,
 			      large_threshold);
 	}
+	if (tlb_min)
+		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool", tlb_min);
 	if (user_conf)
 		hp_buf_printf(&b, " (MALLOC_CONF='%s' applied after hugepolicy's%s)", user_conf,
 			      strstr(user_conf, "thp") ? " and wins" : "");

@@ -10,7 +10,7 @@
  *   aligned interior before first touch (numpy's 4 MiB rule; kernel
  *   transhuge.rst, "madvise" mode).
  * pages=hugetlb: blocks >= threshold are mapped from the 2 MiB pool
- *   (hugetlb_blocks.c); when the pool or a cgroup limit says no, the block
+ *   (hugetlb_large.c); when the pool or a cgroup limit says no, the block
  *   falls back to the THP path (or base pages if THP is never), said once.
  */
 #define _GNU_SOURCE
@@ -31,88 +31,6 @@ static size_t pool_min = 4u * HP_MIB;            /* hugetlb blocks from this siz
 static int mode = HP_PAGES_OFF;                  /* effective mode */
 static int fallback_thp;                         /* hugetlb fallback may use THP */
 static int verbose;
-static atomic_int said_fallback, said_first_block;
-
-/* ---- pages=hugetlb ---- */
-static void *fallback(size_t n, void *p)
-{
-	if (p)
-		return fallback_thp ? hp_thp_large_advise(p, n) : p;
-	return NULL;
-}
-
-static void *from_pool(size_t n, size_t align)
-{
-	if (n < pool_min)
-		return NULL;
-	int saved = errno;
-	struct hp_tlb_fail why = { 0, 0 };
-	void *p = hp_blocks_alloc(n, align, &why);
-	if (p) {
-		if (verbose && !atomic_exchange(&said_first_block, 1))
-			hp_say("hugetlb: first block of %zu bytes mapped and populated from the 2 MiB pool", n);
-	} else if (!atomic_exchange(&said_fallback, 1)) {
-		hp_say("hugetlb: a %zu-byte block could not be taken from the 2 MiB pool: %s (%s); "
-		       "such blocks use %s while the pool says no (said once)", n, hp_tlb_stage_name(why.stage),
-		       strerror(why.err), fallback_thp ? "THP" : "base pages");
-	}
-	errno = saved;
-	return p;
-}
-
-static void *tlb_malloc(size_t n)
-{
-	void *p = from_pool(n, 0);
-	return p ? p : fallback(n, libc.malloc(n));
-}
-
-static void *tlb_calloc(size_t c, size_t n)
-{
-	if (n && c > SIZE_MAX / n) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	void *p = from_pool(c * n, 0);          /* hugetlb pages arrive zeroed */
-	return p ? p : fallback(c * n, libc.calloc(c, n));
-}
-
-static void *tlb_memalign(size_t a, size_t n)
-{
-	void *p = from_pool(n, a);
-	return p ? p : fallback(n, libc.memalign(a, n));
-}
-
-static void tlb_free(void *p)
-{
-	if (hp_blocks_owns(p))
-		hp_blocks_free(p);
-	else
-		libc.free(p);
-}
-
-static size_t tlb_usable(void *p)
-{
-	size_t n = hp_blocks_size(p);
-	return n ? n : libc.usable_size(p);
-}
-
-static void *tlb_realloc(void *p, size_t n)
-{
-	size_t old = hp_blocks_size(p);
-	if (p == NULL)
-		return tlb_malloc(n);
-	if (old == 0 && n < pool_min)
-		return libc.realloc(p, n);
-	if (old != 0 && n <= old && n >= pool_min)
-		return p;                       /* shrinking inside the block */
-	void *q = tlb_malloc(n);
-	if (!q)
-		return NULL;                    /* p untouched, errno set */
-	size_t keep = old ? old : libc.usable_size(p);
-	memcpy(q, p, keep < n ? keep : n);
-	tlb_free(p);
-	return q;
-}
 
 static int resolve(void)
 {
@@ -152,12 +70,7 @@ static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	if (mode == HP_PAGES_THP) {
 		*ops = thp_ops;
 	} else if (mode == HP_PAGES_HUGETLB) {
-		ops->malloc = tlb_malloc;
-		ops->free = tlb_free;
-		ops->calloc = tlb_calloc;
-		ops->realloc = tlb_realloc;
-		ops->memalign = tlb_memalign;
-		ops->usable_size = tlb_usable;
+		hp_tlb_large_init(&libc, pool_min, fallback_thp, verbose, ops);
 	}
 	*out = ops;
 	return 0;

@@ -61,12 +61,13 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 
 	const struct hp_pool *pool = hp_probe_pool(p, HP_HUGE_2M);
 	uint64_t avail = hp_pool_available(pool);
-	char surplus_note[32];
-	snprintf(surplus_note, sizeof surplus_note, "%llu (nr_overcommit_hugepages)",
-		 (unsigned long long)hp_pool_surplus_room(pool));
 	uint64_t want = (o->threshold + HP_HUGE_2M - 1) / HP_HUGE_2M;   /* pages for one block */
 	const char *thp = p->thp_process_off ? "off for this process (PR_SET_THP_DISABLE)"
 						: hp_thp_name(p->thp_enabled);
+	char surplus_note[32], thp_note[64];
+	snprintf(thp_note, sizeof thp_note, " (THP %s)", thp);
+	snprintf(surplus_note, sizeof surplus_note, "%llu (nr_overcommit_hugepages)",
+		 (unsigned long long)hp_pool_surplus_room(pool));
 	pl->pool_available = avail;
 	/* an explicit thp (or a fallback to it) is the backend's own kind */
 	pl->thp_scope = o->backend == HP_BACKEND_SYSTEM ? HP_THP_LARGE : HP_THP_ALL;
@@ -86,23 +87,20 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 			reason(pl, "THP requested but the kernel has THP enabled=%s; using base pages", thp);
 		break;
 	case HP_PAGES_HUGETLB:
-		if (o->backend == HP_BACKEND_JEMALLOC) {
-			pl->pages = thp_or_off(p);
-			if (pl->pages == HP_PAGES_THP)
-				reason(pl, "jemalloc has no hugetlb support (only opt.thp); using THP");
-			else
-				reason(pl, "jemalloc has no hugetlb support (only opt.thp), and THP is %s; "
-				       "using base pages", thp);
-		} else if (avail == 0 && pool && pool->cg_error) {
+		/* the pool's fallback is THP on large blocks (mimalloc: on its
+		 * segments, large_os_pages' own fallback) */
+		pl->thp_scope = o->backend == HP_BACKEND_MIMALLOC ? HP_THP_ALL : HP_THP_LARGE;
+		if (avail == 0 && pool && pool->cg_error) {
 			pl->pages = thp_or_off(p);
 			reason(pl, "hugetlb requested but the cgroup hugetlb limit is unknown (%s), so no pool "
-			       "page is taken; using %s", pool->cg_where, pl->pages == HP_PAGES_THP ? "THP" : "base pages");
+			       "page is taken; using %s%s", pool->cg_where, pl->pages == HP_PAGES_THP ? "THP" : "base pages",
+			       pl->pages == HP_PAGES_THP ? "" : thp_note);
 		} else if (avail == 0) {
 			pl->pages = thp_or_off(p);
 			reason(pl, "hugetlb requested but the 2 MiB pool has 0 pages available "
-			       "(Free-Rsvd%s%s; raise /proc/sys/vm/nr_hugepages); using %s",
+			       "(Free-Rsvd%s%s; raise /proc/sys/vm/nr_hugepages); using %s%s",
 			       pool && pool->cg_max >= 0 ? ", " : "", pool && pool->cg_max >= 0 ? pool->cg_where : "",
-			       pl->pages == HP_PAGES_THP ? "THP" : "base pages");
+			       pl->pages == HP_PAGES_THP ? "THP" : "base pages", pl->pages == HP_PAGES_THP ? "" : thp_note);
 		} else {
 			pl->pages = HP_PAGES_HUGETLB;
 			reason(pl, "requested; 2 MiB pool has %llu pages available (Free-Rsvd%s%s%s%s); %s, "
@@ -131,7 +129,7 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 			       (unsigned long long)o->threshold,
 			       o->backend != HP_BACKEND_SYSTEM ? "; smaller blocks on base pages "
 			       "(pages=thp would turn on the allocator's whole-heap THP)" : "");
-		} else if (o->backend != HP_BACKEND_JEMALLOC && avail >= want && avail > 0) {
+		} else if (avail >= want && avail > 0) {
 			pl->pages = HP_PAGES_HUGETLB;
 			reason(pl, "auto: THP enabled=%s; 2 MiB hugetlb pool has %llu pages available "
 			       "(Free-Rsvd%s%s), enough for a %llu-byte block", thp, (unsigned long long)avail,
@@ -139,9 +137,7 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 			       hp_pool_surplus_room(pool) ? surplus_note : "", (unsigned long long)o->threshold);
 		} else {
 			pl->pages = HP_PAGES_OFF;
-			reason(pl, "auto: THP enabled=%s and %s; base pages only", thp,
-			       o->backend == HP_BACKEND_JEMALLOC ? "jemalloc has no hugetlb support"
-			       : "no room in the hugetlb pool");
+			reason(pl, "auto: THP enabled=%s and no room in the hugetlb pool; base pages only", thp);
 		}
 		break;
 	}

@@ -4,7 +4,7 @@
 # inherited blocks while the parent writes too.
 add_executable(test_fork_hugetlb test_fork_hugetlb.c)
 target_link_libraries(test_fork_hugetlb PRIVATE hugepolicy)
-foreach(B system mimalloc)
+foreach(B ${BACKENDS})
   add_test(NAME ${B}_hugetlb_children_of_a_full_pool_live_and_keep_their_data
     COMMAND ${POOL} 24 $<TARGET_FILE:test_fork_hugetlb> ${B})
   set_tests_properties(${B}_hugetlb_children_of_a_full_pool_live_and_keep_their_data PROPERTIES

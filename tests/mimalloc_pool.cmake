@@ -6,7 +6,7 @@
 add_executable(test_pool_limits test_pool_limits.c)
 target_link_libraries(test_pool_limits PRIVATE hugepolicy)
 set(CG3 sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_cgroup.sh 6291456)
-foreach(B system mimalloc)
+foreach(B ${BACKENDS})
   add_test(NAME ${B}_hugetlb_under_a_parent_cgroup_limit_falls_back_without_sigbus
     COMMAND ${POOL} 16 ${CG3} $<TARGET_FILE:test_pool_limits> ${B} 6291456 fallback)
   set_tests_properties(${B}_hugetlb_under_a_parent_cgroup_limit_falls_back_without_sigbus PROPERTIES
@@ -19,11 +19,6 @@ foreach(B ${BACKENDS})
   set_tests_properties(${B}_thp_under_a_parent_cgroup_limit_never_takes_the_pool PROPERTIES
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=thp")
 endforeach()
-# jemalloc has no hugetlb mode yet (issue 7): it must still live under the limit
-add_test(NAME jemalloc_hugetlb_under_a_parent_cgroup_limit_lives
-  COMMAND ${POOL} 16 ${CG3} $<TARGET_FILE:test_pool_limits> jemalloc 0 nopool)
-set_tests_properties(jemalloc_hugetlb_under_a_parent_cgroup_limit_lives PROPERTIES
-  ENVIRONMENT "HUGEPOLICY_BACKEND=jemalloc;HUGEPOLICY_PAGES=hugetlb")
 get_property(_t DIRECTORY PROPERTY TESTS)
 foreach(T ${_t})
   if(T MATCHES "_cgroup_limit_")
@@ -45,7 +40,7 @@ set_tests_properties(system_hugetlb_big_alignment_from_the_pool_small_blocks_nev
 # persistent pool left alone: hugetlb gets surplus pages, the plan says so
 add_executable(test_surplus test_surplus.c)
 target_link_libraries(test_surplus PRIVATE hugepolicy)
-foreach(B system mimalloc)
+foreach(B ${BACKENDS})
   add_test(NAME ${B}_hugetlb_takes_surplus_pages_when_the_pool_is_empty
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_overcommit.sh 64 $<TARGET_FILE:test_surplus> ${B})
   set_tests_properties(${B}_hugetlb_takes_surplus_pages_when_the_pool_is_empty PROPERTIES

@@ -147,8 +147,8 @@ static void auto_follows_what_the_machine_offers(void)
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_NEVER, 64, 64)) == HP_PAGES_OFF);
 	/* a pool too small for one threshold-sized block (4 MiB = 2 pages) */
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, probe(HP_THP_NEVER, 1, 0)) == HP_PAGES_OFF);
-	/* jemalloc has no hugetlb: auto never picks it */
-	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_AUTO, probe(HP_THP_NEVER, 64, 0)) == HP_PAGES_OFF);
+	/* jemalloc takes the pool like system where THP is not on offer */
+	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_AUTO, probe(HP_THP_NEVER, 64, 0)) == HP_PAGES_HUGETLB);
 	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_AUTO, probe(HP_THP_ALWAYS, 64, 0)) == HP_PAGES_THP);
 	/* THP disabled for the process (prctl PR_SET_THP_DISABLE): no THP */
 	struct hp_probe off = probe(HP_THP_MADVISE, 0, 0);
@@ -173,7 +173,11 @@ static void requests_fall_back_gracefully(void)
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_THP, probe(HP_THP_NEVER, 0, 0)) == HP_PAGES_OFF);
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_HUGETLB, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_HUGETLB, probe(HP_THP_NEVER, 0, 0)) == HP_PAGES_OFF);
-	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_HUGETLB, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_THP);
+	/* jemalloc: blocks >= threshold from the pool, as system (hugetlb_large.c) */
+	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_HUGETLB, probe(HP_THP_MADVISE, 64, 0)) == HP_PAGES_HUGETLB);
+	CHECK(plan_scope == HP_THP_LARGE);
+	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_HUGETLB, probe(HP_THP_MADVISE, 0, 0)) == HP_PAGES_THP);
+	CHECK(plan_scope == HP_THP_LARGE);
 	CHECK(plan_pages(HP_BACKEND_MIMALLOC, HP_PAGES_OFF, probe(HP_THP_ALWAYS, 64, 0)) == HP_PAGES_OFF);
 }
 
@@ -217,8 +221,9 @@ static void reasons_name_the_real_cause(void)
 	o.threshold = 8u << 20;
 	hp_plan_make(&o, &p, &pl);
 	CHECK(pl.hugetlb_min == 8u << 20);
-	/* jemalloc + hugetlb in a process with THP switched off: the cause is
-	 * the process switch, not THP `never` */
+	/* hugetlb with no room in a process with THP switched off: the cause
+	 * named is the process switch, not THP `never` */
+	p = probe(HP_THP_MADVISE, 0, 0);
 	p.thp_process_off = 1;
 	o.backend = HP_BACKEND_JEMALLOC;
 	hp_plan_make(&o, &p, &pl);
