@@ -127,10 +127,13 @@ HP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
 	if (!is_pow2(align) || align % sizeof(void *) != 0)
 		return EINVAL;          /* POSIX: *out untouched */
+	/* failure: ENOMEM returned and left in errno, as glibc does (programs,
+	 * and glibc's own tst-malloc-thread-fail, read errno); success leaves
+	 * errno alone */
 	int saved = errno;
 	void *p = aligned(align, size);
 	if (!p) {
-		errno = saved;
+		errno = ENOMEM;
 		return ENOMEM;
 	}
 	*out = p;
