@@ -41,6 +41,12 @@ static int grow_in_place(void *p, size_t n)
 	return hpje_xallocx(p, n, 0, 0) >= n;
 }
 
+/* trust_madvise: skip jemalloc's start-up probe of MADV_DONTNEED, which
+ * writes to MAP_FAILED when its mmap fails (SIGSEGV; native jemalloc 5.3
+ * too): with it, a failing mmap at start-up is an init error, and hugepolicy
+ * falls back to the system backend */
+#define TRUST ",trust_madvise:true"
+
 static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 {
 	/* jemalloc(3): thp "always" madvises all its memory MADV_HUGEPAGE,
@@ -54,16 +60,16 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 		/* blocks >= hugetlb_min from the pool, in front of jemalloc
 		 * (hugetlb_large.c); jemalloc keeps the rest, THP left to the
 		 * kernel's default */
-		hpje_malloc_conf = "thp:default,metadata_thp:auto";
+		hpje_malloc_conf = "thp:default,metadata_thp:auto" TRUST;
 	} else if (thp && !all) {
 		/* THP on blocks >= threshold only: they go to jemalloc's oversize
 		 * arena (oversize_threshold), whose memory is never reused for
 		 * small blocks, so the advice stays on big blocks */
-		snprintf(conf, sizeof conf, "thp:default,metadata_thp:auto,oversize_threshold:%llu",
+		snprintf(conf, sizeof conf, "thp:default,metadata_thp:auto,oversize_threshold:%llu" TRUST,
 			 (unsigned long long)plan->threshold);
 		hpje_malloc_conf = conf;
 	} else {
-		hpje_malloc_conf = all ? "thp:always,metadata_thp:auto" : "thp:never,metadata_thp:disabled";
+		hpje_malloc_conf = all ? "thp:always,metadata_thp:auto" TRUST : "thp:never,metadata_thp:disabled" TRUST;
 	}
 	user_conf = plan->user_malloc_conf;
 	const char *v = NULL;

@@ -113,7 +113,8 @@ static int reserve(uint64_t bytes)
 	hp_buf_printf(&b, "reserved %zu B from the 2 MiB pool as a mimalloc arena", len);
 	return 0;
 }
-static struct hp_alloc_ops mi_ops, large_ops;
+static struct hp_alloc_ops mi_ops, large_ops, tlb_ops;
+static size_t tlb_min;            /* pages=hugetlb: blocks from the pool from this size */
 static size_t large_threshold;    /* non-zero: THP on blocks >= it only */
 
 #define SYM(h, name) dlsym(h, name)
@@ -136,8 +137,13 @@ static int decide_large(struct hp_plan *plan, void *h)
 {
 	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
 	long on = mi.option_get(MI_LARGE_OS_PAGES);
-	int want = plan->pages != HP_PAGES_OFF && !large_scope;
-	pool_allowed = plan->pages == HP_PAGES_HUGETLB;
+	/* hugetlb: big blocks from the pool in front of mimalloc
+	 * (hugetlb_large.c), its segments - metadata and small blocks - off
+	 * the pool, so that a forked child's malloc never needs a pool page
+	 * (with hugetlb segments, another parent thread writing during fork
+	 * killed 6 of 6 children); large_os_pages only for whole-heap THP */
+	int want = plan->pages == HP_PAGES_THP && !large_scope;
+	pool_allowed = 0;
 	if (user_large && on) {
 		/* the user's large OS pages: mimalloc's meaning, hugetlb first */
 		want = pool_allowed = 1;
@@ -214,7 +220,18 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 		       "yes/no, true/false); mimalloc reads it as large_os_pages=%ld", user_large,
 		       mi.option_get(MI_LARGE_OS_PAGES));
 	int large_scope = decide_large(plan, h);
-	if (large_scope) {
+	if (plan->pages == HP_PAGES_HUGETLB && !pool_allowed) {
+		/* mi_calloc zeroes every block: advised first where THP is on */
+		static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1 };
+		const struct hp_alloc_ops *under = &mi_ops;
+		if (plan->thp_available) {
+			hp_thp_large_init(&mi_ops, &mi_traits, (size_t)plan->hugetlb_min, plan->verbose, &large_ops);
+			under = &large_ops;
+		}
+		tlb_min = (size_t)plan->hugetlb_min;
+		hp_tlb_large_init(under, tlb_min, 0, plan->verbose, &tlb_ops);
+		*out = &tlb_ops;
+	} else if (large_scope) {
 		large_threshold = (size_t)plan->threshold;
 		/* mi_calloc zeroes every block, fresh from the kernel or not */
 		static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1 };
@@ -225,7 +242,7 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	reserve_note[0] = '\0';
 	if (plan->reserve > 0 && !plan->user_mi_reserve) {
 		int rc = -1;
-		if (plan->pages == HP_PAGES_HUGETLB && pool_allowed)
+		if (plan->pages == HP_PAGES_HUGETLB)
 			rc = reserve(plan->reserve);
 		else
 			hp_buf_printf(&(struct hp_buf){ reserve_note, sizeof reserve_note, 0 },
@@ -250,6 +267,8 @@ static void mimalloc_describe(char *buf, size_t cap)
 		hp_buf_printf(&b, " (MIMALLOC_LARGE_OS_PAGES='%s' wins)", user_large);
 	if (large_threshold)
 		hp_buf_printf(&b, ", MADV_HUGEPAGE on blocks >= %zu B", large_threshold);
+	if (tlb_min)
+		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool", tlb_min);
 	if (reserve_note[0])
 		hp_buf_printf(&b, "; %s", reserve_note);
 }

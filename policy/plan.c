@@ -87,9 +87,8 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 			reason(pl, "THP requested but the kernel has THP enabled=%s; using base pages", thp);
 		break;
 	case HP_PAGES_HUGETLB:
-		/* the pool's fallback is THP on large blocks (mimalloc: on its
-		 * segments, large_os_pages' own fallback) */
-		pl->thp_scope = o->backend == HP_BACKEND_MIMALLOC ? HP_THP_ALL : HP_THP_LARGE;
+		/* the pool's fallback is THP on large blocks, every backend */
+		pl->thp_scope = HP_THP_LARGE;
 		if (avail == 0 && pool && pool->cg_error) {
 			pl->pages = thp_or_off(p);
 			reason(pl, "hugetlb requested but the cgroup hugetlb limit is unknown (%s), so no pool "
@@ -108,8 +107,7 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 			       hp_pool_surplus_room(pool) ? " + surplus headroom " : "",
 			       hp_pool_surplus_room(pool) ? surplus_note : "",
 			       pool && pool->cg_max >= 0 ? ", " : "", pool && pool->cg_max >= 0 ? pool->cg_where : "",
-			       o->backend == HP_BACKEND_MIMALLOC ? "mimalloc's segments from the pool"
-			       : hugetlb_min_note(o->threshold), thp_usable(p) ? "THP" : "base pages");
+			       hugetlb_min_note(o->threshold), thp_usable(p) ? "THP" : "base pages");
 		}
 		break;
 	default: /* AUTO */
