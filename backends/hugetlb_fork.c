@@ -33,21 +33,57 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/single_threaded.h>
 #include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
-static int wait_fd = -1, done_fd = -1;   /* the pipe, while a fork is under way */
+/* per nesting level (fork() from a signal handler inside fork()): the pipe
+ * the parent waits on, and whether the copies were staged in the parent */
+#define LEVELS 4
+static int wait_fds[LEVELS] = { -1, -1, -1, -1 }, done_fds[LEVELS] = { -1, -1, -1, -1 };
 static int thp_ok, verbose, copy = 1;
+static unsigned depth;
+static int staged;                       /* level 1 only */
+static sigset_t old_mask[LEVELS];        /* signals are blocked from prepare to parent/child */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* Multi-threaded parents: the copy is made in the parent before fork, into
+ * anonymous memory the child inherits as ordinary copy-on-write pages, and
+ * the hugetlb mappings are MADV_DONTFORK for that fork, so parent and child
+ * never share a hugetlb page: no other parent thread's write can make the
+ * kernel take one from the child (6 of 6 children died of that in the
+ * stress test with the copy made in the child).  The copy is taken while
+ * other threads run - as consistent as the data those threads were writing
+ * at fork time. */
+#define MAX_STAGED 1024
+static struct stage { void *base, *copy; size_t len; } stage[MAX_STAGED];
+static unsigned nstaged;
+
+static void *anon_aligned(size_t len)
+{
+	unsigned char *raw = mmap(NULL, len + HP_HUGE_2M, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return NULL;
+	unsigned char *tmp = (unsigned char *)(((uintptr_t)raw + HP_HUGE_2M - 1) & ~(uintptr_t)(HP_HUGE_2M - 1));
+	if (tmp > raw)
+		munmap(raw, (size_t)(tmp - raw));
+	if (tmp + len < raw + len + HP_HUGE_2M)
+		munmap(tmp + len, (size_t)(raw + len + HP_HUGE_2M - (tmp + len)));
+	if (thp_ok)
+		madvise(tmp, len, MADV_HUGEPAGE);
+	return tmp;
+}
 
 struct rehome { size_t copied, moved, lost; };
 
+/* child, single-threaded parent: make each mapping the child's own */
 static void own(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
 {
 	struct rehome *r = arg;
@@ -60,19 +96,11 @@ static void own(void *base, size_t len, int owner, unsigned char *on_pool, void 
 	}
 	/* no pool page for the child's copy: anonymous memory at the same
 	 * address, 2 MiB-aligned so THP can back it */
-	unsigned char *raw = mmap(NULL, len + HP_HUGE_2M, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (raw == MAP_FAILED) {
+	unsigned char *tmp = anon_aligned(len);
+	if (!tmp) {
 		r->lost += len;
 		return;
 	}
-	unsigned char *tmp = (unsigned char *)(((uintptr_t)raw + HP_HUGE_2M - 1) & ~(uintptr_t)(HP_HUGE_2M - 1));
-	if (tmp > raw)
-		munmap(raw, (size_t)(tmp - raw));
-	if (tmp + len < raw + len + HP_HUGE_2M)
-		munmap(tmp + len, (size_t)(raw + len + HP_HUGE_2M - (tmp + len)));
-	if (thp_ok)
-		madvise(tmp, len, MADV_HUGEPAGE);
 	memcpy(tmp, base, len);
 	if (mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, base) == MAP_FAILED) {
 		munmap(tmp, len);
@@ -83,15 +111,81 @@ static void own(void *base, size_t len, int owner, unsigned char *on_pool, void 
 	r->moved += len;
 }
 
+/* parent, multi-threaded: stage a copy of each mapping (returns via arg) */
+static void stage_one(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
+{
+	int *ok = arg;
+	(void)owner;
+	if (!*on_pool || !*ok)
+		return;
+	void *c = nstaged < MAX_STAGED ? anon_aligned(len) : NULL;
+	if (!c) {
+		*ok = 0;
+		return;
+	}
+	memcpy(c, base, len);
+	madvise(base, len, MADV_DONTFORK);
+	stage[nstaged++] = (struct stage){ base, c, len };
+}
+
+static void unstage(void)
+{
+	for (unsigned i = 0; i < nstaged; i++) {
+		madvise(stage[i].base, stage[i].len, MADV_DOFORK);
+		munmap(stage[i].copy, stage[i].len);
+	}
+	nstaged = 0;
+}
+
+/* child: the staged copies are where the hugetlb mappings were */
+static void place(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
+{
+	struct rehome *r = arg;
+	(void)owner;
+	for (unsigned i = 0; i < nstaged; i++)
+		if (stage[i].base == base) {
+			if (mremap(stage[i].copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, base) == MAP_FAILED) {
+				r->lost += len;
+				return;
+			}
+			*on_pool = 0;
+			r->moved += len;
+			return;
+		}
+}
+
 static void prepare(void)
 {
 	int saved = errno;
+	/* no signal handler may fork in the middle of this fork's bookkeeping:
+	 * a signal that arrives is delivered when parent() or child() is done */
+	sigset_t all, was;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
 	hp_tlb_lock();
-	wait_fd = done_fd = -1;
-	int fds[2];
-	if (copy && hp_tlb_pool_bytes() > 0 && pipe2(fds, O_CLOEXEC) == 0) {
-		wait_fd = fds[0];
-		done_fd = fds[1];
+	unsigned lv = depth++;
+	if (lv >= LEVELS) {
+		errno = saved;
+		return;
+	}
+	old_mask[lv] = was;
+	wait_fds[lv] = done_fds[lv] = -1;
+	if (lv == 0)
+		staged = 0;
+	if (copy && hp_tlb_pool_bytes() > 0) {
+		if (lv == 0 && !__libc_single_threaded) {
+			int ok = 1;
+			hp_tlb_each(stage_one, &ok);
+			if (ok)
+				staged = 1;
+			else
+				unstage();      /* no memory for the copies: the child copies */
+		}
+		int fds[2];
+		if (!(lv == 0 && staged) && pipe2(fds, O_CLOEXEC) == 0) {
+			wait_fds[lv] = fds[0];
+			done_fds[lv] = fds[1];
+		}
 	}
 	errno = saved;
 }
@@ -99,42 +193,68 @@ static void prepare(void)
 static void parent(void)
 {
 	int saved = errno;
-	if (wait_fd >= 0) {
-		char c;
-		close(done_fd);
-		while (read(wait_fd, &c, 1) < 0 && errno == EINTR)
-			;
-		close(wait_fd);
-		wait_fd = done_fd = -1;
+	unsigned lv = --depth;
+	if (lv < LEVELS) {
+		if (lv == 0 && staged)
+			unstage();
+		if (wait_fds[lv] >= 0) {
+			char c;
+			close(done_fds[lv]);
+			while (read(wait_fds[lv], &c, 1) < 0 && errno == EINTR)
+				;
+			close(wait_fds[lv]);
+		}
+		wait_fds[lv] = done_fds[lv] = -1;
+		if (lv == 0)
+			staged = 0;
 	}
 	hp_tlb_unlock();
+	if (lv < LEVELS)
+		pthread_sigmask(SIG_SETMASK, &old_mask[lv], NULL);
 	errno = saved;
 }
 
 static void child(void)
 {
 	int saved = errno;
-	uint64_t shared = copy ? 0 : hp_tlb_pool_bytes();
-	if (shared)
-		hp_say("fork: this child shares %llu bytes of hugetlb memory with its parent copy-on-write "
-		       "(HUGEPOLICY_FORK=inherit): a write there when the pool has no free page kills it",
-		       (unsigned long long)shared);
-	if (wait_fd >= 0) {
-		close(wait_fd);
+	unsigned lv = --depth;
+	if (lv < LEVELS) {
+		uint64_t shared = copy ? 0 : hp_tlb_pool_bytes();
+		if (shared)
+			hp_say("fork: this child shares %llu bytes of hugetlb memory with its parent copy-on-write "
+			       "(HUGEPOLICY_FORK=inherit): a write there when the pool has no free page kills it",
+			       (unsigned long long)shared);
 		struct rehome r = { 0, 0, 0 };
-		hp_tlb_each(own, &r);
-		close(done_fd);
-		wait_fd = done_fd = -1;
+		int was_staged = lv == 0 && staged;
+		if (was_staged) {
+			hp_tlb_each(place, &r);
+			nstaged = 0;            /* the copies are the child's memory now */
+		} else if (wait_fds[lv] >= 0) {
+			close(wait_fds[lv]);
+			hp_tlb_each(own, &r);
+			close(done_fds[lv]);
+		}
+		/* the outer levels' pipes are the parent's, not this child's */
+		for (unsigned i = 0; i < LEVELS; i++) {
+			if (i != lv && wait_fds[i] >= 0) {
+				close(wait_fds[i]);
+				close(done_fds[i]);
+			}
+			wait_fds[i] = done_fds[i] = -1;
+		}
+		staged = 0;
 		if (r.lost)
 			hp_say("fork: %zu bytes of hugetlb memory could not be made the child's own "
 			       "(no pool page and no memory to copy into): writing there may kill this process", r.lost);
-		else if (r.moved)
-			hp_say("fork: the 2 MiB pool had no room for this child's copy of %zu bytes of hugetlb "
-			       "memory; moved to %s", r.moved, thp_ok ? "THP" : "base pages");
-		else if (verbose)
+		else if (r.moved && verbose)
+			hp_say("fork: %zu bytes of hugetlb memory copied into %s for this child", r.moved,
+			       thp_ok ? "THP" : "base pages");
+		else if (r.copied && verbose)
 			hp_say("fork: %zu bytes of hugetlb memory copied from the pool for this child", r.copied);
 	}
 	hp_tlb_unlock();
+	if (lv < LEVELS)
+		pthread_sigmask(SIG_SETMASK, &old_mask[lv], NULL);
 	errno = saved;
 }
 

@@ -18,6 +18,9 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23          /* Linux 5.14 */
 #endif
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000    /* Linux 4.17 */
+#endif
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26
 #endif
@@ -87,23 +90,26 @@ void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct 
 		return NULL;
 	}
 	size_t n = (len + HP_HUGE_2M - 1) & ~(size_t)(HP_HUGE_2M - 1);
-	/* address space only (no pool pages, no commit charge), then the
-	 * hugetlb mapping placed over its aligned part */
+	/* find an aligned hole: address space only (no pool pages, no commit
+	 * charge), trimmed to the aligned part and given back; then the
+	 * hugetlb mapping goes there with MAP_FIXED_NOREPLACE.  Never MAP_FIXED
+	 * over a placeholder: a refused MAP_FIXED mapping leaves a hole that
+	 * another thread may map at once, and unmapping the "placeholder"
+	 * afterwards would unmap that thread's memory. */
 	unsigned char *r = mmap(NULL, n + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (r == MAP_FAILED) {
 		fail(why, HP_TLB_FAIL_ALIGN, errno);
 		return NULL;
 	}
 	unsigned char *a = (unsigned char *)(((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1));
-	if (a > r)
-		munmap(r, (size_t)(a - r));
-	if (a + n < r + n + align)
-		munmap(a + n, (size_t)(r + n + align - (a + n)));
-	void *p = hp_pages_map_hugetlb_at(a, n, MAP_FIXED, mapped_len, why);
-	if (!p) {
-		int e = errno;
-		munmap(a, n);                           /* the PROT_NONE placeholder */
-		errno = e;
+	munmap(r, n + align);
+	void *p = hp_pages_map_hugetlb_at(a, n, MAP_FIXED_NOREPLACE, mapped_len, why);
+	if (p && p != a) {              /* a kernel < 4.17 took the flag as a hint */
+		munmap(p, *mapped_len);
+		fail(why, HP_TLB_FAIL_ALIGN, EEXIST);
+		return NULL;
 	}
+	if (!p && why && why->stage == HP_TLB_FAIL_MMAP && why->err == EEXIST)
+		why->stage = HP_TLB_FAIL_ALIGN;         /* another thread took the hole */
 	return p;
 }

@@ -61,6 +61,17 @@ static int stderr_is_ours(void)
 	       (unsigned long long)st.st_ino == atomic_load(&fd2_ino);
 }
 
+/* The log file is what fd 2 is now, and fd 2 is no longer the stderr the
+ * process started with (HUGEPOLICY_LOG=/dev/stderr in a host that closed
+ * fd 2 and opened a data file there). */
+static int is_host_fd2(int fd)
+{
+	struct stat a, b;
+	if (fstat(fd, &a) != 0 || fstat(2, &b) != 0)
+		return 0;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino && !stderr_is_ours();
+}
+
 int hp_log_set(const char *path)
 {
 	atomic_store(&log_on, 0);
@@ -112,8 +123,15 @@ int hp_log_open(int *opened)
 		char path[HP_LOG_PATH_MAX + 256];
 		int rc = expand(path, sizeof path);
 		if (rc == 0) {
-			int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+			/* O_NONBLOCK: a FIFO without a reader is ENXIO, not a hang
+			 * before main; cleared again for the write */
+			int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+			if (fd >= 0 && is_host_fd2(fd)) {
+				close(fd);      /* /dev/stderr, /proc/self/fd/2: fd 2 is the host's now */
+				return -1;
+			}
 			if (fd >= 0) {
+				fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 				*opened = 1;
 				return fd;
 			}

@@ -12,24 +12,41 @@
 #include "hugepolicy.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+/* A broken pipe on stderr must not kill the host with SIGPIPE (`prog 2>&1 |
+ * head`): SIGPIPE is blocked in this thread for the write, and one that the
+ * write raised is taken off again before the mask is restored. */
 int hp_write_all(int fd, const char *s, size_t n)
 {
+	sigset_t pipe_only, old, pending;
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	sigpending(&pending);
+	int was_pending = sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+	int rc = 0;
 	while (n > 0) {
 		ssize_t w = write(fd, s, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return errno;
+			rc = errno;
+			break;
 		}
 		s += w;
 		n -= (size_t)w;
 	}
-	return 0;
+	if (rc == EPIPE && !was_pending)
+		sigtimedwait(&pipe_only, NULL, &(struct timespec){ 0, 0 });
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 void hp_strlcpy(char *dst, const char *src, size_t cap)

@@ -47,3 +47,12 @@ foreach(B ${BACKENDS})
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_VERBOSE=1"
     RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
 endforeach()
+
+# a refused aligned pool block never unmaps another thread's mapping
+add_executable(test_aligned_race test_aligned_race.c)
+target_link_libraries(test_aligned_race PRIVATE hugepolicy pthread)
+add_test(NAME system_hugetlb_refused_aligned_block_leaves_other_mappings_alone
+  COMMAND ${POOL} 20 sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_cgroup.sh 2097152 $<TARGET_FILE:test_aligned_race> 3)
+set_tests_properties(system_hugetlb_refused_aligned_block_leaves_other_mappings_alone PROPERTIES
+  ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb"
+  RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)

@@ -45,5 +45,19 @@ check "RESERVE under system is said once" [ "$(grep -c "HUGEPOLICY_RESERVE is fo
 env LD_PRELOAD="$lib" HUGEPOLICY_BACKEND=mimalloc HUGEPOLICY_PAGES=off HUGEPOLICY_RESERVE=64M /bin/true 2>"$err"
 check "RESERVE under mimalloc off is said once" [ "$(grep -c "HUGEPOLICY_RESERVE ignored: it needs pages=hugetlb, and pages=off" "$err")" -eq 1 ]
 
+# stderr a pipe whose reader is gone: hugepolicy's lines must not kill the host
+# with SIGPIPE (it was rc -13).  Python starts the host with SIGPIPE at its
+# default action, whatever this shell inherited.
+rc=$(python3 - "${OLDLIB:-$lib}" <<'PY'
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(["/bin/sleep", "0.1"], stderr=w,
+                   env=dict(os.environ, LD_PRELOAD=sys.argv[1], HUGEPOLICY_VERBOSE="1"))
+print(p.returncode)
+PY
+)
+check "a broken stderr pipe does not kill the host (rc $rc)" [ "$rc" = 0 ]
+
 echo "test_bad_env: $fail failed"
 [ "$fail" -eq 0 ]
