@@ -167,20 +167,34 @@ static void probe_numa(struct hp_probe *p)
 	p->numa_nodes = 1;
 	if (hp_read_small("/sys/devices/system/node/online", buf, sizeof buf) <= 0)
 		return;
-	/* "0", "0-3", "0,2-3" */
-	int count = 0;
+	/* "0", "0-3", "0,2-3"; node numbers below the kernel's MAX_NUMNODES
+	 * (1 << 10): anything else is a malformed file, and one node is assumed */
+	enum { MAX_NODES = 1 << 10 };
+	long count = 0;
 	for (char *s = buf; *s && *s != '\n';) {
-		long a = strtol(s, &s, 10), b = a;
-		if (*s == '-')
-			b = strtol(s + 1, &s, 10);
-		count += (int)(b - a + 1);
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+		if (end == s || a < 0 || a >= MAX_NODES)
+			return;
+		s = end;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			if (end == s + 1 || b < a || b >= MAX_NODES)
+				return;
+			s = end;
+		}
+		count += b - a + 1;
+		if (count > MAX_NODES)
+			return;
 		if (*s == ',')
 			s++;
+		else if (*s && *s != '\n')
+			return;
 		else
 			break;
 	}
 	if (count > 0)
-		p->numa_nodes = count;
+		p->numa_nodes = (int)count;
 }
 
 void hp_probe_for_plan(struct hp_probe *p, int pages, int backend)
