@@ -18,9 +18,6 @@ runs=${2:-10000000}
 shift $(( $# >= 2 ? 2 : 1 ))
 targets=${*:-probe cgroup options escape readlines smaps}
 out=${FUZZ_RESULTS:-$build/fuzz-results}
-# known, reported bugs that would stop every round (fuzz_probe.c says how);
-# FUZZ_SKIP_KNOWN= to hunt them again
-export FUZZ_SKIP_KNOWN=${FUZZ_SKIP_KNOWN-numa}
 jobs=${JOBS:-1}
 mkdir -p "$out"
 

@@ -12,7 +12,6 @@
 #include "../../backends/hp_backend.h"
 #include "../sanitize/textcheck.h"
 
-#include <limits.h>
 #include <string.h>
 
 static char out[1 << 16];
@@ -55,51 +54,11 @@ static void check_plans(const struct hp_probe *p)
 		}
 }
 
-/* FUZZ_SKIP_KNOWN=numa (perf/fuzz/run.sh): skip inputs that reach the
- * known, reported signed overflows in probe_numa (b - a + 1 in long, the
- * count in int), found by this target, so a long run goes on to find what
- * else there is.  The CTest run does not skip: its regression seeds keep the
- * bug visible.  The walk is probe_numa's, in 128-bit arithmetic. */
-static int known_numa(void)
-{
-	size_t len;
-	char buf[128];
-	const uint8_t *f = vfs_find("/sys/devices/system/node/online", &len);
-	if (!f)
-		return 0;
-	len = len < sizeof buf - 1 ? len : sizeof buf - 1;     /* what hp_read_small takes */
-	memcpy(buf, f, len);
-	buf[len] = '\0';
-	__int128 count = 0;
-	for (char *s = buf; *s && *s != '\n';) {
-		long a = strtol(s, &s, 10), b = a;
-		if (*s == '-')
-			b = strtol(s + 1, &s, 10);
-		__int128 d = (__int128)b - a;
-		if (d > LONG_MAX || d < LONG_MIN || d + 1 > LONG_MAX)
-			return 1;
-		d += 1;
-		count += (int)(long)d;
-		if (count > INT_MAX || count < INT_MIN)
-			return 1;
-		if (*s == ',')
-			s++;
-		else
-			break;
-	}
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int skip_numa = -1;
-	if (skip_numa < 0)
-		skip_numa = getenv("FUZZ_SKIP_KNOWN") && strstr(getenv("FUZZ_SKIP_KNOWN"), "numa");
 	if (size == 0)
 		return 0;
 	vfs_load(data, size);
-	if (skip_numa && known_numa())
-		return 0;
 	struct hp_probe p;
 	hp_probe_read(&p);
 	check_probe(&p);
