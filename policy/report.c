@@ -227,16 +227,21 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b)
 		hp_buf_printf(b, "THP defrag        %s\n", p->thp_defrag[0] ? p->thp_defrag : "missing");
 		hp_buf_printf(b, "max_ptes_none     %d\n", p->max_ptes_none);
 		hp_buf_printf(b, "NUMA nodes        %d\n", p->numa_nodes);
-		hp_buf_printf(b, "cgroup            %s\n", p->cgroup[0] ? p->cgroup : "(unknown)");
+		/* cgroup names are anybody's bytes: escaped, as every echoed value */
+		hp_buf_printf(b, "cgroup            ");
+		hp_buf_escaped(b, p->cgroup[0] ? p->cgroup : "(unknown)", sizeof p->cgroup);
+		hp_buf_printf(b, "\n");
 		hp_buf_printf(b, "hugetlb pools     page size   total    free    rsvd    surp  overcommit  available  cgroup max\n");
 		for (int i = 0; i < p->npools; i++) {
 			const struct hp_pool *q = &p->pools[i];
-			char cg[200];
-			struct hp_buf cb = { cg, sizeof cg, 0 };
-			if (q->cg_error) hp_buf_printf(&cb, "unknown, so 0 available (%s)", q->cg_where);
+			char cg[200], where[160];
+			struct hp_buf cb = { cg, sizeof cg, 0 }, wb = { where, sizeof where, 0 };
+			where[0] = '\0';
+			hp_buf_escaped(&wb, q->cg_where, sizeof q->cg_where);
+			if (q->cg_error) hp_buf_printf(&cb, "unknown, so 0 available (%s)", where);
 			else if (q->cg_max >= 0) hp_buf_printf(&cb, "%lld B, %lld B used (%s)", (long long)q->cg_max,
-								(long long)q->cg_current, q->cg_where);
-			else hp_buf_printf(&cb, "none (%s)", q->cg_where);
+								(long long)q->cg_current, where);
+			else hp_buf_printf(&cb, "none (%s)", where);
 			hp_buf_printf(b, "                  %6llu kB %7llu %7llu %7llu %7llu %11llu %10llu  %s\n",
 				      (unsigned long long)(q->page_size >> 10), (unsigned long long)q->total,
 				      (unsigned long long)q->free, (unsigned long long)q->resv,
