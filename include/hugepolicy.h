@@ -91,6 +91,13 @@ int hugepolicy_stats(struct hugepolicy_stats *st);
 const char *hugepolicy_backend(void);
 const char *hugepolicy_pages(void);
 
+/*
+ * The library's version, "MAJOR.MINOR.PATCH" (the CMake project version; the
+ * soname is libhugepolicy.so.MAJOR).  A static string; never NULL.  Safe to
+ * call before or without start-up, from any thread.
+ */
+const char *hugepolicy_version(void);
+
 #define HUGEPOLICY_REPORT_JSON 1u
 
 /*

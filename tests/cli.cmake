@@ -1,0 +1,1 @@
+# tests of cli (issue work in progress)

@@ -1,0 +1,1 @@
+# tests of package (issue work in progress)

@@ -1,0 +1,1 @@
+# tests of probe_fixtures (issue work in progress)

@@ -1,0 +1,1 @@
+# tests of region (issue work in progress)

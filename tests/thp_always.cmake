@@ -1,0 +1,1 @@
+# tests of thp_always (issue work in progress)
