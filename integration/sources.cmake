@@ -3,6 +3,4 @@ set(HP_INTEGRATION_SOURCES
   integration/boot.c integration/init.c integration/malloc.c
   integration/newdelete.c integration/cxx_runtime.c integration/api.c
   integration/version.c)
-# the region API (hugepolicy_region_*)
-set(HP_REGION_SOURCES)
 set(HP_CLI_SOURCES integration/cli.c integration/cli_probe.c integration/cli_run.c)
