@@ -90,7 +90,7 @@ void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_l
 void *hp_thp_large_advise(void *p, size_t n);
 
 /* ---- every hugetlb mapping hugepolicy made (hugetlb_map.c) ---- */
-enum { HP_TLB_BLOCK, HP_TLB_BACKEND, HP_TLB_ARENA, HP_TLB_OWNERS };   /* who asked */
+enum { HP_TLB_BLOCK, HP_TLB_BACKEND, HP_TLB_ARENA, HP_TLB_REGION, HP_TLB_OWNERS };   /* who asked */
 int hp_tlb_add(void *base, size_t len, int owner);   /* 0, or -1: table full */
 size_t hp_tlb_block_size(const void *p);             /* an HP_TLB_BLOCK's length, 0 if none; fast */
 size_t hp_tlb_remove(void *base);                    /* its length, 0 if not recorded */
@@ -131,6 +131,12 @@ int hp_got_hook(void *handle, const char *name, void *fn, void **old);
 /* Install mimalloc_os.c's mmap/munmap/madvise into mimalloc; pool: its
  * MAP_HUGETLB requests go to the pool (1) or are refused (0). */
 int hp_mimalloc_os_install(void *handle, int pool, int verbose);
+/* mimalloc_reserve.c: a user's MIMALLOC_RESERVE_* hidden from mimalloc's
+ * constructor around dlopen (hide: how many; restore always), then made
+ * through mimalloc's API once its mmap is hugepolicy's; the outcome in note. */
+int hp_mimalloc_reserve_hide(void);
+void hp_mimalloc_reserve_restore(void);
+void hp_mimalloc_reserve_replay(void *handle, struct hp_buf *note);
 
 /* The embedded jemalloc: its ops and its public API, renamed hpje_*
  * (jemalloc(3)); see jemalloc_embed.sh.  (A direct call instead of the ops

@@ -72,7 +72,11 @@ void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_
 		return NULL;
 	}
 	if (madvise(p, n, MADV_POPULATE_WRITE) != 0) {
-		int e = errno;                          /* cgroup limit; EINVAL: kernel < 5.14 */
+		/* EFAULT is madvise(2)'s "a touch would have raised SIGBUS": a
+		 * cgroup refused the charge or the pool was drained - no memory
+		 * of this kind, said as ENOMEM (not "Bad address"); EINVAL:
+		 * kernel < 5.14 */
+		int e = errno == EFAULT ? ENOMEM : errno;
 		munmap(p, n);
 		fail(why, HP_TLB_FAIL_POPULATE, e);
 		return NULL;

@@ -70,7 +70,7 @@ static void *memalign_checked(size_t align, size_t size)
 	return p;
 }
 
-static char reserve_note[200];
+static char reserve_note[200], user_reserve_note[240];
 static const char *user_large;
 
 /* HUGEPOLICY_RESERVE: take `bytes` from the 2 MiB hugetlb pool now, mapped
@@ -188,7 +188,9 @@ static int decide_large(struct hp_plan *plan, void *h)
 static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 {
 	struct hp_alloc_ops *ops = &mi_ops;
+	int hidden = hp_mimalloc_reserve_hide();        /* until mimalloc's mmap is ours */
 	void *h = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
+	hp_mimalloc_reserve_restore();
 	if (!h)
 		return ENOENT;
 	ops->malloc = (void *(*)(size_t))SYM(h, "mi_malloc");
@@ -220,6 +222,8 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 		       "yes/no, true/false); mimalloc reads it as large_os_pages=%ld", user_large,
 		       mi.option_get(MI_LARGE_OS_PAGES));
 	int large_scope = decide_large(plan, h);
+	if (hidden)
+		hp_mimalloc_reserve_replay(h, &(struct hp_buf){ user_reserve_note, sizeof user_reserve_note, 0 });
 	if (plan->pages == HP_PAGES_HUGETLB && !pool_allowed) {
 		/* mi_calloc zeroes every block: advised first where THP is on */
 		static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1 };
@@ -271,6 +275,8 @@ static void mimalloc_describe(char *buf, size_t cap)
 		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool", tlb_min);
 	if (reserve_note[0])
 		hp_buf_printf(&b, "; %s", reserve_note);
+	if (user_reserve_note[0])
+		hp_buf_printf(&b, "; %s", user_reserve_note);
 }
 
 static void mimalloc_stats(struct hugepolicy_stats *st)

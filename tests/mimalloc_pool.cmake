@@ -19,6 +19,19 @@ foreach(B ${BACKENDS})
   set_tests_properties(${B}_thp_under_a_parent_cgroup_limit_never_takes_the_pool PROPERTIES
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=thp")
 endforeach()
+# a user's MIMALLOC_RESERVE_OS_MEMORY on large OS pages is made by mimalloc's
+# constructor inside dlopen: hugepolicy hides it there and makes it through
+# mimalloc's API once mimalloc's mmap is governed (SIGBUS at 856da54: the
+# reservation fit the pool, the cgroup refused the touch)
+add_test(NAME mimalloc_user_reserve_on_large_pages_under_a_parent_cgroup_limit_falls_back_without_sigbus
+  COMMAND ${POOL} 40 ${CG3} $<TARGET_FILE:test_pool_limits> mimalloc 6291456 fallback)
+add_test(NAME mimalloc_user_reserve_on_large_pages_with_the_pool_is_populated_and_counted
+  COMMAND ${POOL} 40 $<TARGET_FILE:test_pool_limits> mimalloc 83886080 pool)
+foreach(T mimalloc_user_reserve_on_large_pages_under_a_parent_cgroup_limit_falls_back_without_sigbus
+          mimalloc_user_reserve_on_large_pages_with_the_pool_is_populated_and_counted)
+  set_tests_properties(${T} PROPERTIES RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 ENVIRONMENT
+    "HUGEPOLICY_BACKEND=mimalloc;HUGEPOLICY_PAGES=hugetlb;MIMALLOC_LARGE_OS_PAGES=1;MIMALLOC_RESERVE_OS_MEMORY=64M")
+endforeach()
 get_property(_t DIRECTORY PROPERTY TESTS)
 foreach(T ${_t})
   if(T MATCHES "_cgroup_limit_")

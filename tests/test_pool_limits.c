@@ -5,7 +5,8 @@
  * /proc/self/smaps_rollup says.
  * usage: test_pool_limits BACKEND MAX_POOL_BYTES EXPECT
  *   EXPECT: fallback (some bytes must have fallen back), nopool (the mode
- *   never takes the pool: 0 pool bytes, 0 fallbacks) */
+ *   never takes the pool: 0 pool bytes, 0 fallbacks), pool (at least one
+ *   block's worth came from the pool, populated and counted) */
 #include "check.h"
 
 #include <hugepolicy.h>
@@ -17,7 +18,7 @@ enum { NBLOCKS = 8, BLOCK = 4 << 20 };
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: test_pool_limits BACKEND MAX_POOL_BYTES fallback|nopool\n");
+		fprintf(stderr, "usage: test_pool_limits BACKEND MAX_POOL_BYTES fallback|nopool|pool\n");
 		return 2;
 	}
 	unsigned long long max_pool = strtoull(argv[2], NULL, 10);
@@ -54,6 +55,8 @@ int main(int argc, char **argv)
 	if (strcmp(argv[3], "fallback") == 0) {
 		CHECK(st.hugetlb_fallbacks >= 1);
 		CHECK(st.hugetlb_fallback_bytes >= BLOCK);
+	} else if (strcmp(argv[3], "pool") == 0) {
+		CHECK(st.hugetlb_bytes >= BLOCK);
 	} else {
 		CHECK(st.hugetlb_bytes == 0 && st.hugetlb_fallbacks == 0);
 	}
