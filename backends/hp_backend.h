@@ -150,6 +150,10 @@ void *hpje_memalign(size_t align, size_t size);
 size_t hpje_malloc_usable_size(void *p);
 size_t hpje_xallocx(void *p, size_t size, size_t extra, int flags);
 int hpje_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+/* jemalloc_arenas.c: every automatic arena created now where mmap may fail
+ * later (RLIMIT_AS/RLIMIT_DATA, strict overcommit); the describe note. */
+void hp_jemalloc_arenas_prepare(void);
+void hp_jemalloc_arenas_describe(struct hp_buf *b);
 extern const char *hpje_malloc_conf;
 #pragma GCC visibility pop
 

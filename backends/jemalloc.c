@@ -78,6 +78,7 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 	if (rc != 0)
 		return rc;
 	*ops = &hp_jemalloc_ops;
+	hp_jemalloc_arenas_prepare();
 	/* what took effect decides the effective mode */
 	if (strcmp(v, "always") == 0) {
 		if (!all) {
@@ -127,6 +128,7 @@ static void jemalloc_describe(char *buf, size_t cap)
 	}
 	if (tlb_min)
 		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool", tlb_min);
+	hp_jemalloc_arenas_describe(&b);
 	if (user_conf)
 		hp_buf_printf(&b, " (MALLOC_CONF='%s' applied after hugepolicy's%s)", user_conf,
 			      strstr(user_conf, "thp") ? " and wins" : "");

@@ -51,3 +51,13 @@ foreach(B ${BACKENDS})
     endforeach()
   endforeach()
 endforeach()
+
+# a thread whose first allocation comes after RLIMIT_AS ran out (issue 11
+# item 15): NULL with ENOMEM, no crash, for every backend
+add_executable(test_thread_after_exhaustion test_thread_after_exhaustion.c)
+target_link_libraries(test_thread_after_exhaustion PRIVATE hugepolicy pthread)
+foreach(B ${BACKENDS})
+  set(T ${B}_thread_started_after_the_address_space_ran_out_gets_enomem_not_a_crash)
+  add_test(NAME ${T} COMMAND sh -c "ulimit -v 400000 && exec \"$0\"" $<TARGET_FILE:test_thread_after_exhaustion>)
+  set_tests_properties(${T} PROPERTIES ENVIRONMENT "HUGEPOLICY_BACKEND=${B}" PASS_REGULAR_EXPRESSION "test_thread_after_exhaustion: ok")
+endforeach()
