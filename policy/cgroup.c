@@ -263,8 +263,8 @@ int hp_cgroup_hugetlb_room(const char *root, uint64_t page_size, int64_t *limit,
 	say(&c, 0, "%s", "");
 	if (page_size < 1024 || (page_size & (page_size - 1)))
 		return say(&c, EINVAL, "page size %llu is not a huge page size", (unsigned long long)page_size);
-	int u = page_size >= (1ull << 30) ? 2 : page_size >= (1ull << 20) ? 1 : 0;
-	snprintf(size, sizeof size, "%llu%.2s", (unsigned long long)(page_size >> (10 * (u + 1))), "KBMBGB" + 2 * u);
+	int u = page_size >= (1ull << 30) ? 2 : page_size >= (1ull << 20) ? 1 : 0;     /* KB, MB, GB */
+	snprintf(size, sizeof size, "%llu%cB", (unsigned long long)(page_size >> (10 * (u + 1))), "KMG"[u]);
 	size_t rl = root ? strlen(root) : 0;
 	while (rl > 0 && root[rl - 1] == '/')
 		rl--;

@@ -23,7 +23,7 @@ const char *hp_pages_name(int pages);
 /* ---- options (options.c): one table, like mimalloc's options.c ---- */
 enum hp_option_id {
 	HP_OPT_BACKEND, HP_OPT_PAGES, HP_OPT_THRESHOLD, HP_OPT_RESERVE,
-	HP_OPT_VERBOSE, HP_OPT_STATS, HP_OPT_LOG, HP_OPT_FORK, HP_OPT_COUNT
+	HP_OPT_VERBOSE, HP_OPT_STATS, HP_OPT_LOG, HP_OPT_FORK, HP_OPT_REPORT_PID, HP_OPT_COUNT
 };
 
 /* HUGEPOLICY_LOG: longest path template taken, with its NUL */
@@ -38,6 +38,9 @@ struct hp_options {
 	int stats;              /* enum hp_stats_mode */
 	const char *log;        /* HUGEPOLICY_LOG path template ("" = stderr), %p = pid */
 	int fork_copy;          /* HUGEPOLICY_FORK: 1 copy (default), 0 inherit */
+	int report_pid;         /* HUGEPOLICY_REPORT_PID: only this process prints the verbose
+				 * lines and the exit report (`hugepolicy run` sets the
+				 * command's pid); 0 = every process */
 	unsigned set_mask;      /* bit i: option i was given (and valid) */
 	unsigned bad_mask;      /* bit i: option i was given and invalid */
 	/* the backends' own variables, which win over hugepolicy's settings */
@@ -71,8 +74,17 @@ void hp_options_defaults(struct hp_options *o);
 int hp_parse_size(const char *s, uint64_t *out);   /* "4M", "4MiB", "4194304", "1G" */
 int hp_parse_bool(const char *s, int *out);        /* 1/true/yes/on, 0/false/no/off */
 
-/* ---- probe (probe.c): what the machine offers, read from /sys and /proc ---- */
-enum hp_thp_mode { HP_THP_ALWAYS, HP_THP_MADVISE, HP_THP_NEVER, HP_THP_MISSING };
+/* ---- probe (probe*.c): what the machine offers, read from /sys and /proc ---- */
+/* Every file is read under a root directory: "" is this machine; a test or
+ * `hugepolicy probe --root DIR` points it at a fixture tree (tests/fixtures/,
+ * whose README gives the conventions).  A file that is there but malformed is
+ * refused - its value taken as missing - and the reason kept in problems[]. */
+enum hp_thp_mode { HP_THP_ALWAYS, HP_THP_MADVISE, HP_THP_NEVER, HP_THP_MISSING,
+		   HP_THP_INHERIT /* per-size files only: follow the top-level `enabled` */ };
+/* The per-process switch, prctl(PR_GET_THP_DISABLE) (inherited by children
+ * across fork and execve): kernels >= 6.18 return 1 | PR_THP_DISABLE_EXCEPT_ADVISED
+ * (= 3) for the except-advised form, 1 for the complete one. */
+enum hp_thp_off { HP_THP_OFF_NONE, HP_THP_OFF_ALL, HP_THP_OFF_EXCEPT_ADVISED };
 
 struct hp_pool {
 	uint64_t page_size;     /* bytes */
@@ -85,37 +97,87 @@ struct hp_pool {
 	char cg_where[128];     /* "cgroup /a hugetlb.2MB.max", or why there is no limit or none known */
 };
 
+struct hp_thp_size {            /* transparent_hugepage/hugepages-<size>kB (kernel >= 6.8) */
+	uint64_t size;          /* bytes */
+	int enabled;            /* enum hp_thp_mode, HP_THP_INHERIT included */
+};
+
 #define HP_MAX_POOLS 4
+#define HP_MAX_THP_SIZES 16
+#define HP_PROBE_PROBLEMS 10
 struct hp_probe {
 	int thp_enabled;        /* enum hp_thp_mode */
 	char thp_defrag[24];    /* the bracketed word of .../defrag, "" if missing */
+	char thp_shmem[24];     /* the bracketed word of .../shmem_enabled, "" if missing */
 	int max_ptes_none;      /* khugepaged/max_ptes_none, -1 if missing */
-	int thp_process_off;    /* 1: THP disabled for this process (prctl PR_SET_THP_DISABLE,
-				 * inherited from the parent); no THP whatever `enabled` says */
+	int khugepaged_defrag;  /* khugepaged/defrag (0/1), -1 if missing */
+	int64_t pages_to_scan;  /* khugepaged/pages_to_scan, -1 if missing */
+	int64_t scan_sleep_ms;  /* khugepaged/scan_sleep_millisecs, -1 if missing */
+	int thp_process_off;    /* enum hp_thp_off: this process's inherited switch; NONE:
+				 * `enabled` rules, ALL: no THP at all, EXCEPT_ADVISED: THP
+				 * only where madvise(MADV_HUGEPAGE) asked (madvise semantics) */
+	int nthp_sizes;
+	struct hp_thp_size thp_sizes[HP_MAX_THP_SIZES];    /* smallest first */
+	uint64_t pmd_size;      /* transparent_hugepage/hpage_pmd_size: the THP size; 0 unknown */
+	uint64_t base_page_size;/* bytes: sysconf(_SC_PAGESIZE) live, a fixture file; 0 unknown */
+	uint64_t default_huge;  /* /proc/meminfo Hugepagesize: the default pool's page size; 0 unknown */
 	int npools;
 	struct hp_pool pools[HP_MAX_POOLS];
 	int numa_nodes;         /* from /sys/devices/system/node/online, >= 1 */
-	char kernel[64];        /* uname release */
+	char kernel[64];        /* uname release (a root: proc/sys/kernel/osrelease) */
 	int kernel_major, kernel_minor;
+	/* from the kernel version (0 when it is unknown) */
+	int populate_write_ok;  /* MADV_POPULATE_WRITE, >= 5.14 */
+	int collapse_ok;        /* MADV_COLLAPSE, >= 6.1 */
+	int thp_except_advised_ok; /* PR_SET_THP_DISABLE's PR_THP_DISABLE_EXCEPT_ADVISED, >= 6.18 */
 	char cgroup[128];       /* hp_probe_read: the process's cgroup in the v1 hierarchy with
 				 * hugetlb, else in v2; "" if unknown (the limits: cg_where) */
+	int nproblems;          /* files refused as malformed (the first HP_PROBE_PROBLEMS kept) */
+	char problems[HP_PROBE_PROBLEMS][160];     /* "sys/.../enabled: no [selected] word" */
 };
 
-/* Everything (the CLI's probe). */
+/* Everything (the CLI's probe), of this machine. */
 void hp_probe_read(struct hp_probe *p);
+/* The same under root ("" or "/" = this machine: prctl and uname then; else
+ * the process switch and base page size from the tree, tests/fixtures/README). */
+void hp_probe_read_root(struct hp_probe *p, const char *root);
 /* Only what hp_plan_make needs for a request of `pages` (enum hp_pages) to
  * `backend`: nothing for off, THP enabled for thp, plus the 2 MiB pool and
  * its cgroup limit for hugetlb, auto, and mimalloc's thp.  Each file costs
- * tens of µs of start-up here. */
+ * tens of us of start-up here.  Off still reads the THP `enabled` word and
+ * the process switch (one file, one prctl): an `always` host's off needs them. */
 void hp_probe_for_plan(struct hp_probe *p, int pages, int backend);
-/* The 2 MiB pool, or NULL. */
+/* The pool of that page size, or NULL. */
 const struct hp_pool *hp_probe_pool(const struct hp_probe *p, uint64_t page_size);
 /* Pages of that pool a new mapping may take now: Free - Rsvd plus surplus
  * headroom (nr_overcommit - surplus), bounded by the cgroup limit. */
 uint64_t hp_pool_headroom(const struct hp_pool *pool);      /* without the cgroup */
 uint64_t hp_pool_surplus_room(const struct hp_pool *pool);  /* the surplus part */
 uint64_t hp_pool_available(const struct hp_pool *pool);
+/* 1: the cgroup limit, not the pool, is what bounds hp_pool_available */
+int hp_pool_cgroup_bound(const struct hp_pool *pool);
 const char *hp_thp_name(int thp);
+const char *hp_thp_off_name(int off);      /* "none", "all", "except-advised" */
+/* probe_*.c internals: path = root + rel ("sys/kernel/..."), 0 or ENAMETOOLONG;
+ * a refused file's reason into p->problems. */
+int hp_probe_path(char *buf, size_t cap, const char *root, const char *rel);
+void hp_probe_problem(struct hp_probe *p, const char *rel, const char *why);
+/* A sysfs counter "123\n" under root: 0 and *out, ENOENT, or EINVAL (refused,
+ * p->problems says why). */
+int hp_probe_u64(struct hp_probe *p, const char *root, const char *rel, uint64_t *out);
+void hp_probe_thp(struct hp_probe *p, const char *root, int full);     /* probe_thp.c */
+void hp_probe_process(struct hp_probe *p, const char *root);           /* probe_thp.c */
+void hp_probe_pools(struct hp_probe *p, const char *root, int only_2m);  /* probe_pools.c */
+/* "hugepages-2048kB" -> 2097152; 0 for anything else ("hugepages-2048kBx",
+ * "hugepages-kB", "hugepages-02048kB", overflow, not a power of two). */
+uint64_t hp_pool_dirname_size(const char *name);
+/* probe_advice.c: one line of advice per problem found, like hugeadm
+ * --explain, into lines[max]; the number of lines. */
+#define HP_ADVICE_MAX 12
+#define HP_ADVICE_LEN 256
+int hp_probe_advice(const struct hp_probe *p, char lines[][HP_ADVICE_LEN], int max);
+/* "2 MiB", "64 KiB", "1 GiB", else "N B" */
+void hp_size_name(uint64_t bytes, char *buf, size_t cap);
 /* cgroup.c: the hugetlb room the cgroups of this process leave for pages of
  * page_size, read under root ("" = this machine) from proc/self/cgroup,
  * proc/self/mountinfo and cgroupfs (v2 or v1): the smallest limit - usage from
@@ -135,6 +197,8 @@ int hp_read_line(const char *path, char *buf, size_t cap, const char **why);
  * EINVAL if the last line has no newline, or open/read's errno. */
 int hp_read_lines(const char *path, char *buf, size_t cap,
 		  int (*fn)(void *ctx, char *line, size_t len, int whole), void *ctx);
+/* "123" (digits only, at most 19): 0 and *out, else EINVAL. */
+int hp_parse_u64_strict(const char *s, uint64_t *out);
 
 /* ---- plan (plan.c): options + probe -> decisions with reasons; pure ---- */
 /* Which memory THP covers.  LARGE: blocks >= threshold, advised by
@@ -157,13 +221,38 @@ struct hp_plan {
 	int verbose;
 	int stats;
 	int fork_copy;          /* children copy inherited hugetlb memory at fork */
-	int thp_available;      /* kernel THP enabled is always or madvise */
+	int thp_available;      /* THP can back memory hugepolicy advises: kernel THP enabled is
+				 * always or madvise and the process switch, as thp_process leaves
+				 * it, is not PR_SET_THP_DISABLE's complete form (off's own
+				 * DISABLE is not counted: nothing is advised under off) */
 	uint64_t pool_available;/* 2 MiB pages a mapping may take (Free-Rsvd, cgroup), if probed */
 	const char *user_malloc_conf, *user_mi_large, *user_mi_reserve;  /* from hp_options */
 	char pages_reason[256]; /* why `pages` was chosen */
+	/* the per-process THP switch and the backend's small blocks (plan_thp.c);
+	 * backends/ enforce them, the reasons say why */
+	int thp_process;        /* enum hp_thp_process */
+	int thp_small_nohuge;   /* 1: MADV_NOHUGEPAGE on the backend's own small-block memory
+				 * where hugepolicy reaches it (jemalloc opt.thp=never, mimalloc's
+				 * segments through the mmap hook; glibc's heap cannot be reached) */
+	char thp_process_reason[224];
+	char thp_small_reason[224];
+};
+
+enum hp_thp_process {
+	HP_THP_PROC_KEEP,       /* no prctl: the switch stays as inherited */
+	HP_THP_PROC_DISABLE,    /* prctl(PR_SET_THP_DISABLE, 1, 0): no THP in the process */
+	HP_THP_PROC_EXCEPT_ADVISED, /* prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED):
+				 * the process behaves as THP madvise (kernel >= 6.18) */
+	HP_THP_PROC_CLEAR,      /* prctl(PR_SET_THP_DISABLE, 0): undo an inherited switch */
 };
 
 void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *out);
+const char *hp_thp_process_name(int thp_process);  /* "keep", "disable", "except-advised", "clear" */
+/* plan_thp.c: thp_process, thp_small_nohuge and their reasons from the
+ * request and the probe (out->backend and pages_requested set) */
+void hp_plan_thp(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *out);
+/* The switch this process has once thp_process is applied: enum hp_thp_off */
+int hp_plan_thp_off(const struct hp_probe *p, int thp_process);
 
 /* ---- report (report.c): output that is safe inside malloc ---- */
 /* The process's short name, for "hugepolicy[NAME PID]: " prefixes. */
@@ -206,6 +295,9 @@ int hp_log_set(const char *path);
  * write(2). */
 int hp_log_open(int *opened);
 void hp_log_close(int fd, int opened);
+/* A write to the opened HUGEPOLICY_LOG failed with err: says so once on
+ * stderr; 2 to write the text there instead, -1 without a usable stderr. */
+int hp_log_write_failed(int err);
 /* hp_log_open + one write + hp_log_close; dropped silently without a sink. */
 void hp_log_write(const char *s, size_t n);
 

@@ -23,15 +23,40 @@ static void reason(struct hp_plan *pl, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int thp_usable(const struct hp_probe *p)
+/* THP for what hugepolicy advises, once the plan's own switch is applied
+ * (plan_thp.c; off's DISABLE is not counted: off advises nothing) */
+static int thp_off_after(const struct hp_probe *p, const struct hp_plan *pl)
 {
-	return (p->thp_enabled == HP_THP_ALWAYS || p->thp_enabled == HP_THP_MADVISE) && !p->thp_process_off;
+	return pl->thp_process == HP_THP_PROC_DISABLE ? p->thp_process_off : hp_plan_thp_off(p, pl->thp_process);
+}
+
+static int thp_usable_for(const struct hp_probe *p, const struct hp_plan *pl)
+{
+	return (p->thp_enabled == HP_THP_ALWAYS || p->thp_enabled == HP_THP_MADVISE) &&
+	       thp_off_after(p, pl) != HP_THP_OFF_ALL;
 }
 
 /* THP, or off when the kernel has it `never` or has no THP at all. */
-static int thp_or_off(const struct hp_probe *p)
+static int thp_or_off(const struct hp_probe *p, const struct hp_plan *pl)
 {
-	return thp_usable(p) ? HP_PAGES_THP : HP_PAGES_OFF;
+	return thp_usable_for(p, pl) ? HP_PAGES_THP : HP_PAGES_OFF;
+}
+
+/* What bounds the pages available: the pool (Free-Rsvd, surplus headroom)
+ * or, where it is tighter, the cgroup limit - named as the cause. */
+static void avail_note(const struct hp_pool *pool, char *buf, size_t cap)
+{
+	unsigned long long surplus = (unsigned long long)hp_pool_surplus_room(pool);
+	char sn[80] = "";
+	if (surplus)
+		snprintf(sn, sizeof sn, " + surplus headroom %llu (nr_overcommit_hugepages)", surplus);
+	if (hp_pool_cgroup_bound(pool))
+		snprintf(buf, cap, "limited by the cgroup limit %s: %lld B, %lld B used; the pool's Free-Rsvd%s has %llu",
+			 pool->cg_where, (long long)pool->cg_max, (long long)(pool->cg_current > 0 ? pool->cg_current : 0),
+			 sn, (unsigned long long)hp_pool_headroom(pool));
+	else
+		snprintf(buf, cap, "Free-Rsvd%s%s%s", sn, pool && pool->cg_max >= 0 ? ", " : "",
+			 pool && pool->cg_max >= 0 ? pool->cg_where : "");
 }
 
 static const char *hugetlb_min_note(uint64_t threshold)
@@ -54,7 +79,8 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	pl->verbose = o->verbose;
 	pl->stats = o->stats;
 	pl->fork_copy = o->fork_copy;
-	pl->thp_available = thp_usable(p);
+	hp_plan_thp(o, p, pl);
+	pl->thp_available = thp_usable_for(p, pl);
 	pl->user_malloc_conf = o->user_malloc_conf;
 	pl->user_mi_large = o->user_mi_large;
 	pl->user_mi_reserve = o->user_mi_reserve;
@@ -62,12 +88,17 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	const struct hp_pool *pool = hp_probe_pool(p, HP_HUGE_2M);
 	uint64_t avail = hp_pool_available(pool);
 	uint64_t want = (o->threshold + HP_HUGE_2M - 1) / HP_HUGE_2M;   /* pages for one block */
-	const char *thp = p->thp_process_off ? "off for this process (PR_SET_THP_DISABLE)"
-						: hp_thp_name(p->thp_enabled);
-	char surplus_note[32], thp_note[64];
+	int off = thp_off_after(p, pl);
+	/* hugetlb_pages.c maps nothing it cannot populate; an unknown kernel is
+	 * left to that check */
+	int no_populate = p->kernel[0] && !p->populate_write_ok;
+	char thp[128], thp_note[144], note[224];
+	snprintf(thp, sizeof thp, "%s%s", off == HP_THP_OFF_ALL ? "off for this process (PR_SET_THP_DISABLE)"
+		 : hp_thp_name(p->thp_enabled), off == HP_THP_OFF_EXCEPT_ADVISED ? ", madvise-only for this "
+		 "process (PR_THP_DISABLE_EXCEPT_ADVISED)" : pl->thp_process == HP_THP_PROC_CLEAR ?
+		 " (inherited PR_SET_THP_DISABLE cleared)" : "");
 	snprintf(thp_note, sizeof thp_note, " (THP %s)", thp);
-	snprintf(surplus_note, sizeof surplus_note, "%llu (nr_overcommit_hugepages)",
-		 (unsigned long long)hp_pool_surplus_room(pool));
+	avail_note(pool, note, sizeof note);
 	pl->pool_available = avail;
 	/* an explicit thp (or a fallback to it) is the backend's own kind */
 	pl->thp_scope = o->backend == HP_BACKEND_SYSTEM ? HP_THP_LARGE : HP_THP_ALL;
@@ -80,7 +111,7 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	case HP_PAGES_THP:
 		/* mimalloc: large_os_pages with its hugetlb mmaps refused by
 		 * hugepolicy (mimalloc_os.c), so thp is THP and leaves the pool */
-		pl->pages = thp_or_off(p);
+		pl->pages = thp_or_off(p, pl);
 		if (pl->pages == HP_PAGES_THP)
 			reason(pl, "requested; THP enabled=%s", thp);
 		else
@@ -89,25 +120,26 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	case HP_PAGES_HUGETLB:
 		/* the pool's fallback is THP on large blocks, every backend */
 		pl->thp_scope = HP_THP_LARGE;
-		if (avail == 0 && pool && pool->cg_error) {
-			pl->pages = thp_or_off(p);
+		if (no_populate) {
+			pl->pages = thp_or_off(p, pl);
+			reason(pl, "hugetlb requested but kernel %s has no MADV_POPULATE_WRITE (5.14), and hugepolicy "
+			       "maps no hugetlb memory it cannot populate (a SIGBUS later); using %s%s", p->kernel,
+			       pl->pages == HP_PAGES_THP ? "THP" : "base pages", pl->pages == HP_PAGES_THP ? "" : thp_note);
+		} else if (avail == 0 && pool && pool->cg_error) {
+			pl->pages = thp_or_off(p, pl);
 			reason(pl, "hugetlb requested but the cgroup hugetlb limit is unknown (%s), so no pool "
 			       "page is taken; using %s%s", pool->cg_where, pl->pages == HP_PAGES_THP ? "THP" : "base pages",
 			       pl->pages == HP_PAGES_THP ? "" : thp_note);
 		} else if (avail == 0) {
-			pl->pages = thp_or_off(p);
-			reason(pl, "hugetlb requested but the 2 MiB pool has 0 pages available "
-			       "(Free-Rsvd%s%s; raise /proc/sys/vm/nr_hugepages); using %s%s",
-			       pool && pool->cg_max >= 0 ? ", " : "", pool && pool->cg_max >= 0 ? pool->cg_where : "",
+			pl->pages = thp_or_off(p, pl);
+			reason(pl, "hugetlb requested but the 2 MiB pool has 0 pages available (%s; raise %s); "
+			       "using %s%s", note, hp_pool_cgroup_bound(pool) ? "that limit" : "/proc/sys/vm/nr_hugepages",
 			       pl->pages == HP_PAGES_THP ? "THP" : "base pages", pl->pages == HP_PAGES_THP ? "" : thp_note);
 		} else {
 			pl->pages = HP_PAGES_HUGETLB;
-			reason(pl, "requested; 2 MiB pool has %llu pages available (Free-Rsvd%s%s%s%s); %s, "
-			       "populated when mapped, else %s", (unsigned long long)avail,
-			       hp_pool_surplus_room(pool) ? " + surplus headroom " : "",
-			       hp_pool_surplus_room(pool) ? surplus_note : "",
-			       pool && pool->cg_max >= 0 ? ", " : "", pool && pool->cg_max >= 0 ? pool->cg_where : "",
-			       hugetlb_min_note(o->threshold), thp_usable(p) ? "THP" : "base pages");
+			reason(pl, "requested; 2 MiB pool has %llu pages available (%s); %s, "
+			       "populated when mapped, else %s", (unsigned long long)avail, note,
+			       hugetlb_min_note(o->threshold), thp_usable_for(p, pl) ? "THP" : "base pages");
 		}
 		break;
 	default: /* AUTO */
@@ -120,19 +152,22 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 		 * killed when there is none, so the pool is used by default only
 		 * when it is the one huge-page kind on offer (libhugetlbfs, too, is
 		 * opt-in). */
-		if (thp_usable(p)) {
+		if (thp_usable_for(p, pl)) {
 			pl->pages = HP_PAGES_THP;
 			pl->thp_scope = HP_THP_LARGE;
 			reason(pl, "auto: THP enabled=%s; MADV_HUGEPAGE on blocks >= %llu B%s", thp,
 			       (unsigned long long)o->threshold,
 			       o->backend != HP_BACKEND_SYSTEM ? "; smaller blocks on base pages "
 			       "(pages=thp would turn on the allocator's whole-heap THP)" : "");
+		} else if (avail >= want && avail > 0 && no_populate) {
+			pl->pages = HP_PAGES_OFF;
+			reason(pl, "auto: THP enabled=%s and kernel %s has no MADV_POPULATE_WRITE (5.14) to take the "
+			       "hugetlb pool safely; base pages only", thp, p->kernel);
 		} else if (avail >= want && avail > 0) {
 			pl->pages = HP_PAGES_HUGETLB;
 			reason(pl, "auto: THP enabled=%s; 2 MiB hugetlb pool has %llu pages available "
-			       "(Free-Rsvd%s%s), enough for a %llu-byte block", thp, (unsigned long long)avail,
-			       hp_pool_surplus_room(pool) ? " + surplus headroom " : "",
-			       hp_pool_surplus_room(pool) ? surplus_note : "", (unsigned long long)o->threshold);
+			       "(%s), enough for a %llu-byte block", thp, (unsigned long long)avail, note,
+			       (unsigned long long)o->threshold);
 		} else {
 			pl->pages = HP_PAGES_OFF;
 			reason(pl, "auto: THP enabled=%s and no room in the hugetlb pool; base pages only", thp);

@@ -1,83 +1,118 @@
 /*
- * probe.c - what the machine offers: THP enabled/defrag/max_ptes_none,
- * hugetlb pools per page size (nr_hugepages, free, resv, surplus), the cgroup
- * hugetlb limits on them (cgroup.c), NUMA nodes, kernel version.  File
- * names and their meaning follow the kernel's admin-guide/mm/transhuge.rst
- * and hugetlbpage.rst.
+ * probe.c - what the machine offers, read under a root directory ("" = this
+ * machine): the kernel version and what it implies, NUMA nodes, the
+ * process's cgroup, and the pool arithmetic the plan uses.  THP is
+ * probe_thp.c's, the hugetlb pools probe_pools.c's, the cgroup limits
+ * cgroup.c's.  File names and their meaning follow the kernel's
+ * admin-guide/mm/transhuge.rst and hugetlbpage.rst.
  * Reads with open/read/getdents64 into fixed buffers: no malloc, so it may
  * run inside the first malloc call.
  */
 #define _GNU_SOURCE
 #include "hp_policy.h"
 
-#include <dirent.h>
-#include <fcntl.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/prctl.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 
-static int64_t read_i64(const char *path)
+int hp_probe_path(char *buf, size_t cap, const char *root, const char *rel)
 {
-	char buf[64];
-	if (hp_read_small(path, buf, sizeof buf) <= 0)
-		return -1;
-	if (strncmp(buf, "max", 3) == 0)
-		return -1;
-	return strtoll(buf, NULL, 10);
-}
-
-/* The bracketed word of a sysfs choice file: "always [madvise] never". */
-static int bracketed(const char *path, char *out, size_t cap)
-{
-	char buf[256];
-	out[0] = '\0';
-	if (hp_read_small(path, buf, sizeof buf) <= 0)
-		return -1;
-	char *l = strchr(buf, '['), *r = l ? strchr(l, ']') : NULL;
-	if (!l || !r)
-		return -1;
-	size_t n = (size_t)(r - l - 1);
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(out, l + 1, n);
-	out[n] = '\0';
+	size_t rl = strlen(root), l = strlen(rel);
+	if (rl + 1 + l + 1 > cap)
+		return buf[0] = '\0', ENAMETOOLONG;
+	memcpy(buf, root, rl);
+	buf[rl] = '/';
+	memcpy(buf + rl + 1, rel, l + 1);
 	return 0;
 }
 
-const char *hp_thp_name(int thp)
+void hp_probe_problem(struct hp_probe *p, const char *rel, const char *why)
 {
-	switch (thp) {
-	case HP_THP_ALWAYS: return "always";
-	case HP_THP_MADVISE: return "madvise";
-	case HP_THP_NEVER: return "never";
-	default: return "missing";
+	if (p->nproblems < HP_PROBE_PROBLEMS) {
+		struct hp_buf b = { p->problems[p->nproblems], sizeof p->problems[0], 0 };
+		b.p[0] = '\0';
+		hp_buf_printf(&b, "%s: %s", rel, why);
 	}
+	p->nproblems++;
 }
 
-static void probe_thp(struct hp_probe *p)
+int hp_parse_u64_strict(const char *s, uint64_t *out)
 {
-	char word[24];
-	p->thp_enabled = HP_THP_MISSING;
-	if (bracketed("/sys/kernel/mm/transparent_hugepage/enabled", word, sizeof word) == 0) {
-		if (strcmp(word, "always") == 0) p->thp_enabled = HP_THP_ALWAYS;
-		else if (strcmp(word, "madvise") == 0) p->thp_enabled = HP_THP_MADVISE;
-		else p->thp_enabled = HP_THP_NEVER;
+	size_t n = strlen(s);
+	if (n == 0 || n > 19 || strspn(s, "0123456789") != n)
+		return EINVAL;
+	uint64_t v = 0;
+	for (; *s; s++)
+		v = v * 10 + (uint64_t)(*s - '0');
+	*out = v;
+	return 0;
+}
+
+int hp_probe_u64(struct hp_probe *p, const char *root, const char *rel, uint64_t *out)
+{
+	char path[512], buf[32];
+	const char *why = "";
+	if (hp_probe_path(path, sizeof path, root, rel))
+		return hp_probe_problem(p, rel, "path too long"), EINVAL;
+	int n = hp_read_line(path, buf, sizeof buf, &why);
+	if (n == -ENOENT)
+		return ENOENT;
+	if (n < 0)
+		return hp_probe_problem(p, rel, why), EINVAL;
+	if (hp_parse_u64_strict(buf, out))
+		return hp_probe_problem(p, rel, "not a number"), EINVAL;
+	return 0;
+}
+
+/* "6.18.44-fc-v1045" -> 6, 18; anything without MAJOR.MINOR is refused */
+static void kernel_version(struct hp_probe *p, const char *rel, const char *release)
+{
+	char *s;
+	long major = strtol(release, &s, 10), minor = -1;
+	if (s != release && *s == '.' && s[1] >= '0' && s[1] <= '9')
+		minor = strtol(s + 1, &s, 10);
+	if (release[0] < '0' || release[0] > '9' || major <= 0 || major > 99 || minor < 0 || minor > 999) {
+		hp_probe_problem(p, rel, "not a kernel release (MAJOR.MINOR...)");
+		p->kernel[0] = '\0';
+		return;
 	}
-	bracketed("/sys/kernel/mm/transparent_hugepage/defrag", p->thp_defrag, sizeof p->thp_defrag);
-	p->thp_process_off = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1;   /* prctl(2) */
-	p->max_ptes_none = (int)read_i64("/sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none");
+	hp_strlcpy(p->kernel, release, sizeof p->kernel);
+	p->kernel_major = (int)major, p->kernel_minor = (int)minor;
+	int v = p->kernel_major * 1000 + p->kernel_minor;
+	p->populate_write_ok = v >= 5014;
+	p->collapse_ok = v >= 6001;
+	p->thp_except_advised_ok = v >= 6018;
+}
+
+static void probe_kernel(struct hp_probe *p, const char *root)
+{
+	static const char rel[] = "proc/sys/kernel/osrelease";
+	if (!root[0]) {
+		struct utsname u;
+		if (uname(&u) == 0)
+			kernel_version(p, "uname", u.release);
+		return;
+	}
+	char path[512], buf[64];
+	const char *why = "";
+	if (hp_probe_path(path, sizeof path, root, rel) == 0) {
+		int n = hp_read_line(path, buf, sizeof buf, &why);
+		if (n >= 0)
+			kernel_version(p, rel, buf);
+		else if (n != -ENOENT)
+			hp_probe_problem(p, rel, why);
+	}
 }
 
 /* For the report: the process's cgroup in the hierarchy that has hugetlb,
  * "7:hugetlb:/a" (v1), else "0::/a" (v2).  The limits come from cgroup.c. */
-static void probe_cgroup(struct hp_probe *p)
+static void probe_cgroup(struct hp_probe *p, const char *root)
 {
-	char buf[2048];
+	char buf[2048], path[512];
 	p->cgroup[0] = '\0';
-	if (hp_read_small("/proc/self/cgroup", buf, sizeof buf) <= 0)
+	if (hp_probe_path(path, sizeof path, root, "proc/self/cgroup") ||
+	    hp_read_small(path, buf, sizeof buf) <= 0)
 		return;
 	for (char *line = buf, *nl; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
 		*nl = '\0';
@@ -93,79 +128,12 @@ static void probe_cgroup(struct hp_probe *p)
 	}
 }
 
-/* full: also nr_hugepages, which the plan does not need */
-static void probe_pool(struct hp_probe *p, const char *dname, int full)
+static void probe_numa(struct hp_probe *p, const char *root)
 {
-	if (p->npools >= HP_MAX_POOLS || strncmp(dname, "hugepages-", 10) != 0)
-		return;
-	struct hp_pool *pool = &p->pools[p->npools];
-	char path[160];
-	uint64_t kb = strtoull(dname + 10, NULL, 10);
-	if (kb == 0)
-		return;
-	pool->page_size = kb * 1024;
-	static const char *const f[5] = { "nr_hugepages", "free_hugepages", "resv_hugepages",
-					   "surplus_hugepages", "nr_overcommit_hugepages" };
-	uint64_t *dst[5] = { &pool->total, &pool->free, &pool->resv, &pool->surp, &pool->overcommit };
-	for (int i = 0; i < 5; i++) {
-		if (!full && i == 0)
-			continue;
-		struct hp_buf b = { path, sizeof path, 0 };
-		hp_buf_printf(&b, "/sys/kernel/mm/hugepages/%s/%s", dname, f[i]);
-		int64_t v = read_i64(path);
-		*dst[i] = v < 0 ? 0 : (uint64_t)v;
-	}
-	/* the cgroup walk costs ~90 us here (mountinfo alone ~50): the plan
-	 * skips it when the pool has no page to give anyway */
-	if (full || hp_pool_headroom(pool) > 0) {
-		pool->cg_error = hp_cgroup_hugetlb_room("", pool->page_size, &pool->cg_max, &pool->cg_current,
-							pool->cg_where, sizeof pool->cg_where);
-	} else {
-		pool->cg_max = pool->cg_current = -1;
-		hp_strlcpy(pool->cg_where, "not read: no free pages", sizeof pool->cg_where);
-	}
-	p->npools++;
-}
-
-/* Only the 2 MiB pool, by its known name: what the plan needs. */
-static void probe_pool_2m(struct hp_probe *p)
-{
-	p->npools = 0;
-	probe_pool(p, "hugepages-2048kB", 0);
-}
-
-static void probe_pools(struct hp_probe *p)
-{
-	char buf[2048];
-	p->npools = 0;
-	int fd = open("/sys/kernel/mm/hugepages", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n;) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			probe_pool(p, d->d_name, 1);
-			off += d->d_reclen;
-		}
-	}
-	close(fd);
-	/* smallest page size first, for stable output */
-	for (int i = 1; i < p->npools; i++)
-		for (int j = i; j > 0 && p->pools[j].page_size < p->pools[j - 1].page_size; j--) {
-			struct hp_pool t = p->pools[j];
-			p->pools[j] = p->pools[j - 1];
-			p->pools[j - 1] = t;
-		}
-}
-
-static void probe_numa(struct hp_probe *p)
-{
-	char buf[128];
+	char buf[128], path[512];
 	p->numa_nodes = 1;
-	if (hp_read_small("/sys/devices/system/node/online", buf, sizeof buf) <= 0)
+	if (hp_probe_path(path, sizeof path, root, "sys/devices/system/node/online") ||
+	    hp_read_small(path, buf, sizeof buf) <= 0)
 		return;
 	/* "0", "0-3", "0,2-3"; node numbers below the kernel's MAX_NUMNODES
 	 * (1 << 10): anything else is a malformed file, and one node is assumed */
@@ -197,35 +165,60 @@ static void probe_numa(struct hp_probe *p)
 		p->numa_nodes = (int)count;
 }
 
-void hp_probe_for_plan(struct hp_probe *p, int pages, int backend)
+static void probe_clear(struct hp_probe *p)
 {
 	memset(p, 0, sizeof *p);
-	p->max_ptes_none = -1;
+	p->max_ptes_none = p->khugepaged_defrag = -1;
+	p->pages_to_scan = p->scan_sleep_ms = -1;
 	p->numa_nodes = 1;
 	p->thp_enabled = HP_THP_MISSING;
-	if (pages == HP_PAGES_OFF)
-		return;
-	probe_thp(p);
-	if (pages == HP_PAGES_THP && backend != HP_BACKEND_MIMALLOC)
+}
+
+/* "" for this machine: "/" and trailing slashes are dropped */
+static size_t root_len(const char *root)
+{
+	size_t rl = root ? strlen(root) : 0;
+	while (rl > 0 && root[rl - 1] == '/')
+		rl--;
+	return rl;
+}
+
+void hp_probe_for_plan(struct hp_probe *p, int pages, int backend)
+{
+	probe_clear(p);
+	/* off: only the THP word and the process switch, which an `always`
+	 * host's off needs (plan.c: thp_process); the kernel version (uname,
+	 * no file) tells what the plan may use */
+	probe_kernel(p, "");
+	hp_probe_thp(p, "", 0);
+	hp_probe_process(p, "");
+	if (pages == HP_PAGES_OFF || (pages == HP_PAGES_THP && backend != HP_BACKEND_MIMALLOC))
 		return;                 /* mimalloc's THP mode depends on the pool too */
-	probe_pool_2m(p);
+	hp_probe_pools(p, "", 1);
+}
+
+void hp_probe_read_root(struct hp_probe *p, const char *root)
+{
+	char r[256];
+	size_t rl = root_len(root);
+	probe_clear(p);
+	if (rl >= sizeof r) {
+		hp_probe_problem(p, "root", "directory name too long");
+		return;
+	}
+	memcpy(r, root ? root : "", rl);
+	r[rl] = '\0';
+	probe_kernel(p, r);
+	hp_probe_thp(p, r, 1);
+	hp_probe_process(p, r);
+	probe_cgroup(p, r);
+	hp_probe_pools(p, r, 0);
+	probe_numa(p, r);
 }
 
 void hp_probe_read(struct hp_probe *p)
 {
-	struct utsname u;
-	memset(p, 0, sizeof *p);
-	probe_thp(p);
-	probe_cgroup(p);
-	probe_pools(p);
-	probe_numa(p);
-	if (uname(&u) == 0) {
-		hp_strlcpy(p->kernel, u.release, sizeof p->kernel);
-		char *s = u.release;
-		p->kernel_major = (int)strtol(s, &s, 10);
-		if (*s == '.')
-			p->kernel_minor = (int)strtol(s + 1, NULL, 10);
-	}
+	hp_probe_read_root(p, "");
 }
 
 const struct hp_pool *hp_probe_pool(const struct hp_probe *p, uint64_t page_size)
@@ -250,14 +243,25 @@ uint64_t hp_pool_headroom(const struct hp_pool *pool)
 	return (pool->free > pool->resv ? pool->free - pool->resv : 0) + hp_pool_surplus_room(pool);
 }
 
+static uint64_t cgroup_pages(const struct hp_pool *pool)
+{
+	int64_t room = pool->cg_max - (pool->cg_current > 0 ? pool->cg_current : 0);
+	return room > 0 ? (uint64_t)room / pool->page_size : 0;
+}
+
+int hp_pool_cgroup_bound(const struct hp_pool *pool)
+{
+	return pool && !pool->cg_error && pool->cg_max >= 0 && pool->page_size &&
+	       cgroup_pages(pool) < hp_pool_headroom(pool);
+}
+
 uint64_t hp_pool_available(const struct hp_pool *pool)
 {
 	if (!pool || pool->cg_error)
 		return 0;               /* a limit that cannot be read may be a SIGBUS later */
 	uint64_t avail = hp_pool_headroom(pool);
-	if (pool->cg_max >= 0) {
-		int64_t room = pool->cg_max - (pool->cg_current > 0 ? pool->cg_current : 0);
-		uint64_t cg_pages = room > 0 ? (uint64_t)room / pool->page_size : 0;
+	if (pool->cg_max >= 0 && pool->page_size) {
+		uint64_t cg_pages = cgroup_pages(pool);
 		if (cg_pages < avail)
 			avail = cg_pages;
 	}

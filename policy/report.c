@@ -1,6 +1,6 @@
 /*
- * report.c - everything hugepolicy prints: one-line messages, the probe
- * (text/JSON) and the stats report (text/JSON).  Output may happen before
+ * report.c - everything hugepolicy prints: one-line messages, escaping,
+ * JSON strings (the probe's text/JSON is probe_format.c's).  Output may happen before
  * main or inside malloc, so it uses fixed buffers, vsnprintf with integer
  * and string conversions only, and write(2) - never stdio streams (the habit
  * of mimalloc's _mi_fputs / jemalloc's malloc_write).  Where the bytes go
@@ -185,20 +185,6 @@ void hp_say(const char *fmt, ...)
 	errno = saved;
 }
 
-/* ---- probe ---- */
-
-static const char *auto_choice(const struct hp_probe *p, int backend, char *why, size_t cap)
-{
-	struct hp_options o;
-	struct hp_plan pl;
-	hp_options_defaults(&o);
-	o.backend = backend;
-	o.pages = HP_PAGES_AUTO;
-	hp_plan_make(&o, p, &pl);
-	hp_strlcpy(why, pl.pages_reason, cap);
-	return hp_pages_name(pl.pages);
-}
-
 /* Invalid UTF-8 bytes become U+FFFD (written \ufffd), so the output is
  * valid JSON whatever s holds. */
 void hp_json_str(struct hp_buf *b, const char *str)
@@ -215,71 +201,4 @@ void hp_json_str(struct hp_buf *b, const char *str)
 		s += n;
 	}
 	hp_buf_printf(b, "\"");
-}
-
-void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b)
-{
-	char why[256];
-	if (!json) {
-		hp_buf_printf(b, "kernel            %s\n", p->kernel);
-		hp_buf_printf(b, "THP enabled       %s%s\n", hp_thp_name(p->thp_enabled),
-			      p->thp_process_off ? " (but disabled for this process: PR_SET_THP_DISABLE)" : "");
-		hp_buf_printf(b, "THP defrag        %s\n", p->thp_defrag[0] ? p->thp_defrag : "missing");
-		hp_buf_printf(b, "max_ptes_none     %d\n", p->max_ptes_none);
-		hp_buf_printf(b, "NUMA nodes        %d\n", p->numa_nodes);
-		/* cgroup names are anybody's bytes: escaped, as every echoed value */
-		hp_buf_printf(b, "cgroup            ");
-		hp_buf_escaped(b, p->cgroup[0] ? p->cgroup : "(unknown)", sizeof p->cgroup);
-		hp_buf_printf(b, "\n");
-		hp_buf_printf(b, "hugetlb pools     page size   total    free    rsvd    surp  overcommit  available  cgroup max\n");
-		for (int i = 0; i < p->npools; i++) {
-			const struct hp_pool *q = &p->pools[i];
-			char cg[200], where[160];
-			struct hp_buf cb = { cg, sizeof cg, 0 }, wb = { where, sizeof where, 0 };
-			where[0] = '\0';
-			hp_buf_escaped(&wb, q->cg_where, sizeof q->cg_where);
-			if (q->cg_error) hp_buf_printf(&cb, "unknown, so 0 available (%s)", where);
-			else if (q->cg_max >= 0) hp_buf_printf(&cb, "%lld B, %lld B used (%s)", (long long)q->cg_max,
-								(long long)q->cg_current, where);
-			else hp_buf_printf(&cb, "none (%s)", where);
-			hp_buf_printf(b, "                  %6llu kB %7llu %7llu %7llu %7llu %11llu %10llu  %s\n",
-				      (unsigned long long)(q->page_size >> 10), (unsigned long long)q->total,
-				      (unsigned long long)q->free, (unsigned long long)q->resv,
-				      (unsigned long long)q->surp, (unsigned long long)q->overcommit,
-				      (unsigned long long)hp_pool_available(q), cg);
-		}
-		for (int be = 0; be < HP_BACKEND_COUNT; be++) {
-			const char *c = auto_choice(p, be, why, sizeof why);
-			hp_buf_printf(b, "auto (%-8s)   %s: %s\n", hp_backend_name(be), c, why);
-		}
-		return;
-	}
-	hp_buf_printf(b, "{\"kernel\":");
-	hp_json_str(b, p->kernel);
-	hp_buf_printf(b, ",\"thp\":{\"enabled\":\"%s\",\"defrag\":", hp_thp_name(p->thp_enabled));
-	hp_json_str(b, p->thp_defrag[0] ? p->thp_defrag : "missing");
-	hp_buf_printf(b, ",\"max_ptes_none\":%d,\"process_disabled\":%s},\"numa_nodes\":%d,\"cgroup\":",
-		      p->max_ptes_none, p->thp_process_off ? "true" : "false", p->numa_nodes);
-	hp_json_str(b, p->cgroup);
-	hp_buf_printf(b, ",\"hugetlb_pools\":[");
-	for (int i = 0; i < p->npools; i++) {
-		const struct hp_pool *q = &p->pools[i];
-		hp_buf_printf(b, "%s{\"page_size\":%llu,\"total\":%llu,\"free\":%llu,\"reserved\":%llu,"
-			      "\"surplus\":%llu,\"overcommit\":%llu,\"available\":%llu,\"cgroup_max\":%lld,\"cgroup_current\":%lld,"
-			      "\"cgroup_error\":%d,\"cgroup_where\":",
-			      i ? "," : "", (unsigned long long)q->page_size, (unsigned long long)q->total,
-			      (unsigned long long)q->free, (unsigned long long)q->resv,
-			      (unsigned long long)q->surp, (unsigned long long)q->overcommit,
-			      (unsigned long long)hp_pool_available(q), (long long)q->cg_max, (long long)q->cg_current, q->cg_error);
-		hp_json_str(b, q->cg_where);
-		hp_buf_printf(b, "}");
-	}
-	hp_buf_printf(b, "],\"auto\":{");
-	for (int be = 0; be < HP_BACKEND_COUNT; be++) {
-		const char *c = auto_choice(p, be, why, sizeof why);
-		hp_buf_printf(b, "%s\"%s\":{\"pages\":\"%s\",\"reason\":", be ? "," : "", hp_backend_name(be), c);
-		hp_json_str(b, why);
-		hp_buf_printf(b, "}");
-	}
-	hp_buf_printf(b, "}}\n");
 }

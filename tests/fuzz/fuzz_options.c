@@ -137,7 +137,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct hp_plan pl;
 	hp_plan_make(&o, &p, &pl);
-	int thp_ok = (p.thp_enabled == HP_THP_ALWAYS || p.thp_enabled == HP_THP_MADVISE) && !p.thp_process_off;
+	int thp_ok = (p.thp_enabled == HP_THP_ALWAYS || p.thp_enabled == HP_THP_MADVISE) &&
+		     !(p.thp_process_off == HP_THP_OFF_ALL && o.pages != HP_PAGES_THP);
 	FZ_CHECK(pl.pages == HP_PAGES_OFF || pl.pages == HP_PAGES_THP || pl.pages == HP_PAGES_HUGETLB);
 	FZ_CHECK(pl.pages != HP_PAGES_THP || thp_ok);
 	FZ_CHECK(pl.pages != HP_PAGES_HUGETLB || pl.pool_available > 0);

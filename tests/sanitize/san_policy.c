@@ -43,7 +43,10 @@ static void check_plan(const struct hp_options *o, const struct hp_probe *p)
 {
 	struct hp_plan pl;
 	hp_plan_make(o, p, &pl);
-	int thp_ok = (p->thp_enabled == HP_THP_ALWAYS || p->thp_enabled == HP_THP_MADVISE) && !p->thp_process_off;
+	/* THP as the plan leaves the process switch: an explicit thp clears an
+	 * inherited PR_SET_THP_DISABLE, except-advised is madvise (plan_thp.c) */
+	int thp_ok = (p->thp_enabled == HP_THP_ALWAYS || p->thp_enabled == HP_THP_MADVISE) &&
+		     !(p->thp_process_off == HP_THP_OFF_ALL && o->pages != HP_PAGES_THP);
 	const struct hp_pool *pool = hp_probe_pool(p, HP_HUGE_2M);
 	CHECK(pl.pages == HP_PAGES_OFF || pl.pages == HP_PAGES_THP || pl.pages == HP_PAGES_HUGETLB);
 	CHECK(pl.pages_reason[0] && strlen(pl.pages_reason) < sizeof pl.pages_reason);
@@ -190,8 +193,10 @@ void san_probe(void)
 		for (int be = 0; be < HP_BACKEND_COUNT; be++) {
 			struct hp_probe q;
 			hp_probe_for_plan(&q, pg, be);
-			CHECK(pg != HP_PAGES_OFF || (q.npools == 0 && q.thp_enabled == HP_THP_MISSING));
-			CHECK(pg == HP_PAGES_OFF || q.thp_enabled == p.thp_enabled);
+			/* off reads THP enabled and the process switch (an always host's off
+			 * sets PR_SET_THP_DISABLE), never the pool */
+			CHECK(pg != HP_PAGES_OFF || q.npools == 0);
+			CHECK(q.thp_enabled == p.thp_enabled && q.thp_process_off == p.thp_process_off);
 			CHECK(q.npools <= 1);
 		}
 	/* the cgroup walk with any room for its reason, and page sizes it refuses */
