@@ -1,10 +1,11 @@
 /*
  * cli.c - the `hugepolicy` command.
  *   hugepolicy probe [--json]          what the machine offers, what auto picks
- *   hugepolicy run [options] -- CMD…   CMD with libhugepolicy.so preloaded
+ *   hugepolicy run [options] [--] CMD…  CMD with libhugepolicy preloaded
+ *   hugepolicy version | --version      hugepolicy, jemalloc, mimalloc, glibc
  * Exit status: 0 ok, 1 failure of the thing asked, 2 usage error; `run`
  * exits with CMD's status (127 if CMD cannot be executed).
- * The CLI itself does not load libhugepolicy.so: its own allocations stay
+ * The CLI itself does not load libhugepolicy: its own allocations stay
  * glibc's, and decisions are printed once, by the program it runs.
  */
 #include "hp_cli.h"
@@ -18,7 +19,9 @@ static const char usage_main[] =
 	"commands:\n"
 	"  probe   show THP settings, hugetlb pools, cgroup limits, NUMA nodes, kernel,\n"
 	"          and what HUGEPOLICY_PAGES=auto would choose per backend\n"
-	"  run     run a command with libhugepolicy.so preloaded\n"
+	"  run     run a command with libhugepolicy preloaded\n"
+	"  version the versions of hugepolicy, its jemalloc, the mimalloc it would\n"
+	"          load, and glibc (also: hugepolicy --version)\n"
 	"\n"
 	"'hugepolicy <command> --help' describes a command.\n";
 
@@ -48,13 +51,10 @@ int main(int argc, char **argv)
 		}
 		return hp_cli_probe(argc - 2, argv + 2);
 	}
-	if (strcmp(cmd, "run") == 0) {
-		if (want_help(argc - 2, argv + 2)) {
-			fputs(hp_usage_run, stdout);
-			return 0;
-		}
+	if (strcmp(cmd, "run") == 0)        /* --help only before CMD: run's own scan */
 		return hp_cli_run(argc - 2, argv + 2);
-	}
+	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)
+		return hp_cli_version(argc - 2, argv + 2);
 	fprintf(stderr, "hugepolicy: unknown command '%s'\n%s", cmd, usage_main);
 	return 2;
 }

@@ -10,6 +10,7 @@ struct hp_runtime {
 	struct hp_plan plan;
 	const struct hp_backend *backend;   /* NULL until start-up succeeded */
 	const char *backend_source;         /* "HUGEPOLICY_BACKEND", "default", "fallback" */
+	int report_pid;                     /* HUGEPOLICY_REPORT_PID: the process that reports, 0 any */
 };
 
 extern struct hp_runtime hp_rt;

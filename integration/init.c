@@ -7,16 +7,26 @@
  * is served by the bootstrap arena when it re-enters malloc.  The plan is
  * read-only afterwards.  A backend that cannot run here (libmimalloc.so.2
  * missing, say) falls back to the system backend, said in one line.
+ *
+ * Reports come from one process: with HUGEPOLICY_REPORT_PID set (`hugepolicy
+ * run` sets the pid of the command it execs), every other process - the
+ * command's children, forked or exec'ed - keeps the policy but prints no
+ * verbose line and no exit report.  And a second copy of libhugepolicy in
+ * the same process (two paths in LD_PRELOAD) stays inert: the dynamic linker
+ * binds malloc to the first copy, so the second one's constructor sees that
+ * the malloc in force belongs to another hugepolicy and does not start up.
  */
 #define _GNU_SOURCE
 #include "hp_dispatch.h"
 #include "hp_init.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const struct hp_alloc_ops *_Atomic hp_current = &hp_boot_ops;
 
@@ -48,6 +58,11 @@ static void start_up(void)
 		hp_test_during_start_up();
 	struct hp_options o;
 	hp_options_read(&o, env_get);
+	hp_rt.report_pid = o.report_pid;
+	if (o.report_pid && o.report_pid != getpid()) {
+		o.verbose = 0;          /* not the process that reports: policy only */
+		o.stats = HP_STATS_NONE;
+	}
 	/* a user's MIMALLOC_LARGE_OS_PAGES overrides the mode: probe as for auto */
 	hp_probe_for_plan(&hp_rt.probe, o.user_mi_large && o.backend == HP_BACKEND_MIMALLOC ?
 			  HP_PAGES_AUTO : o.pages, o.backend);
@@ -124,8 +139,24 @@ int hp_ready(void)
 	return atomic_load_explicit(&state, memory_order_acquire) == STATE_READY;
 }
 
+/* The malloc and hugepolicy_version in force are both another object's: an
+ * earlier copy of libhugepolicy owns this process.  (Another allocator in
+ * front of us - a sanitizer, a libjemalloc linked first - is not a copy:
+ * hugepolicy still starts for its API, as it always did.) */
+static int another_copy_in_force(void)
+{
+	void *m = dlsym(RTLD_DEFAULT, "malloc");
+	void *v = dlsym(RTLD_DEFAULT, "hugepolicy_version");
+	Dl_info dm, dv, self;
+	if (!m || !v || !dladdr(m, &dm) || !dladdr(v, &dv) || !dladdr((void *)&hp_rt, &self))
+		return 0;
+	return dm.dli_fbase == dv.dli_fbase && dm.dli_fbase != self.dli_fbase;
+}
+
 __attribute__((constructor)) static void hp_constructor(void)
 {
+	if (!hp_ready() && another_copy_in_force())
+		return;                 /* inert: no start-up, no report */
 	hp_init();
 }
 
@@ -133,6 +164,8 @@ __attribute__((destructor)) static void hp_destructor(void)
 {
 	if (!hp_ready())
 		return;
+	if (hp_rt.report_pid && hp_rt.report_pid != getpid())
+		return;                 /* a fork()ed child of the reporting process */
 	if (hp_rt.plan.stats != HP_STATS_NONE) {
 		/* HUGEPOLICY_LOG, or fd 2 only while it is still our stderr: a
 		 * host that closed it may have a data file there now (log.c) */

@@ -6,6 +6,7 @@
  */
 #include "hp_policy.h"
 
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/auxv.h>
@@ -144,6 +145,23 @@ static int parse_fork(const char *s, struct hp_options *o)
 	return 0;
 }
 
+/* "" (every process) or a process id 1..INT_MAX, decimal */
+static int parse_report_pid(const char *s, struct hp_options *o)
+{
+	long v = 0;
+	for (const char *q = s; *q; q++) {
+		if (*q < '0' || *q > '9')
+			return -1;
+		v = v * 10 + (*q - '0');
+		if (v > INT_MAX)
+			return -1;
+	}
+	if (*s && v == 0)
+		return -1;
+	o->report_pid = (int)v;
+	return 0;
+}
+
 const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 	[HP_OPT_BACKEND] = { "backend", "HUGEPOLICY_BACKEND", "system",
 		"system|jemalloc|mimalloc", parse_backend,
@@ -172,6 +190,11 @@ const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 		"a fork()ed child copies the hugetlb memory it inherits before fork returns (from the pool, "
 		"else into THP/base pages), so it can never be killed for want of a pool page; inherit: the "
 		"kernel's copy-on-write (fast fork; a child that writes there when the pool is empty dies)" },
+	[HP_OPT_REPORT_PID] = { "report_pid", "HUGEPOLICY_REPORT_PID", "",
+		"a process id, or \"\" for every process", parse_report_pid,
+		"only the process with this pid prints the verbose lines and the exit report; others keep "
+		"the policy and stay quiet (`hugepolicy run` sets the pid of the command it execs; \"\": "
+		"every process reports)" },
 };
 
 void hp_options_defaults(struct hp_options *o)

@@ -41,7 +41,8 @@ static void valid_values_are_taken(void)
 	const char *env[] = { "HUGEPOLICY_BACKEND", "JeMalloc", "HUGEPOLICY_PAGES", "hugetlb",
 			      "HUGEPOLICY_THRESHOLD", "8MiB", "HUGEPOLICY_VERBOSE", "yes",
 			      "HUGEPOLICY_STATS", "json", "HUGEPOLICY_RESERVE", "1G",
-			      "HUGEPOLICY_LOG", "", "HUGEPOLICY_FORK", "Inherit", "MALLOC_CONF", "thp:never", NULL };
+			      "HUGEPOLICY_LOG", "", "HUGEPOLICY_FORK", "Inherit", "HUGEPOLICY_REPORT_PID", "4242",
+			      "MALLOC_CONF", "thp:never", NULL };
 	int bad;
 	struct hp_options o = read_env(env, &bad);
 	CHECK(bad == 0);
@@ -53,6 +54,7 @@ static void valid_values_are_taken(void)
 	CHECK(o.reserve == 1u << 30);
 	CHECK(o.log && o.log[0] == '\0');
 	CHECK(o.fork_copy == 0);
+	CHECK(o.report_pid == 4242);
 	CHECK(o.user_malloc_conf && strcmp(o.user_malloc_conf, "thp:never") == 0);
 	CHECK(o.set_mask == (1u << HP_OPT_COUNT) - 1);
 }
@@ -154,7 +156,8 @@ static void auto_follows_what_the_machine_offers(void)
 	struct hp_probe off = probe(HP_THP_MADVISE, 0, 0);
 	off.thp_process_off = 1;
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, off) == HP_PAGES_OFF);
-	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_THP, off) == HP_PAGES_OFF);
+	/* an explicit thp clears the inherited switch (plan_thp.c: HP_THP_PROC_CLEAR) */
+	CHECK(plan_pages(HP_BACKEND_JEMALLOC, HP_PAGES_THP, off) == HP_PAGES_THP);
 	off = probe(HP_THP_MADVISE, 64, 0);
 	off.thp_process_off = 1;
 	CHECK(plan_pages(HP_BACKEND_SYSTEM, HP_PAGES_AUTO, off) == HP_PAGES_HUGETLB);
