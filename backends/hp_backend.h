@@ -131,6 +131,17 @@ int hp_got_hook(void *handle, const char *name, void *fn, void **old);
 /* Install mimalloc_os.c's mmap/munmap/madvise into mimalloc; pool: its
  * MAP_HUGETLB requests go to the pool (1) or are refused (0). */
 int hp_mimalloc_os_install(void *handle, int pool, int verbose);
+/* 1: mimalloc's ordinary mmaps are advised MADV_NOHUGEPAGE (plan
+ * thp_small_nohuge: an `always` host where the process switch is not
+ * available); hugepolicy's own advice on big blocks comes after and wins. */
+void hp_mimalloc_os_nohuge(int on);
+
+/* thp_switch.c: prctl(PR_SET_THP_DISABLE) as plan->thp_process says, before
+ * the backend starts; 0, or the errno of a refused call (the plan is then
+ * downgraded and its reasons say so). */
+int hp_thp_switch_apply(struct hp_plan *plan);
+/* MADV_NOHUGEPAGE on libhugepolicy's own .bss: first thing at start-up. */
+void hp_thp_own_memory_nohuge(void);
 /* mimalloc_reserve.c: a user's MIMALLOC_RESERVE_* hidden from mimalloc's
  * constructor around dlopen (hide: how many; restore always), then made
  * through mimalloc's API once its mmap is hugepolicy's; the outcome in note. */

@@ -33,7 +33,7 @@ static struct hp_alloc_ops large_ops, tlb_ops;
 static size_t tlb_min;                   /* pages=hugetlb: blocks from the pool from this size */
 static int large_scope;                  /* THP on blocks >= threshold only */
 static size_t large_threshold;
-static char conf[96];
+static char conf[128];
 
 /* jemalloc(3) xallocx: resize in place, returning the real size. */
 static int grow_in_place(void *p, size_t n)
@@ -56,17 +56,20 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 	int thp = plan->pages == HP_PAGES_THP;
 	int all = thp && plan->thp_scope == HP_THP_ALL;
 	int tlb = plan->pages == HP_PAGES_HUGETLB;
+	/* the kernel's default for jemalloc's own memory, or "never" where the
+	 * plan keeps small blocks off THP on an `always` host (thp_small_nohuge) */
+	const char *small = plan->thp_small_nohuge ? "never" : "default";
 	if (tlb) {
 		/* blocks >= hugetlb_min from the pool, in front of jemalloc
-		 * (hugetlb_large.c); jemalloc keeps the rest, THP left to the
-		 * kernel's default */
-		hpje_malloc_conf = "thp:default,metadata_thp:auto" TRUST;
+		 * (hugetlb_large.c); jemalloc keeps the rest */
+		snprintf(conf, sizeof conf, "thp:%s,metadata_thp:auto" TRUST, small);
+		hpje_malloc_conf = conf;
 	} else if (thp && !all) {
 		/* THP on blocks >= threshold only: they go to jemalloc's oversize
 		 * arena (oversize_threshold), whose memory is never reused for
 		 * small blocks, so the advice stays on big blocks */
-		snprintf(conf, sizeof conf, "thp:default,metadata_thp:auto,oversize_threshold:%llu" TRUST,
-			 (unsigned long long)plan->threshold);
+		snprintf(conf, sizeof conf, "thp:%s,metadata_thp:auto,oversize_threshold:%llu" TRUST,
+			 small, (unsigned long long)plan->threshold);
 		hpje_malloc_conf = conf;
 	} else {
 		hpje_malloc_conf = all ? "thp:always,metadata_thp:auto" TRUST : "thp:never,metadata_thp:disabled" TRUST;
@@ -86,7 +89,7 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 			plan->thp_scope = HP_THP_ALL;
 			strcpy(plan->pages_reason, "MALLOC_CONF sets opt.thp=always");
 		}
-	} else if (all || (thp && strcmp(v, "default") != 0)) {
+	} else if (all || (thp && strcmp(v, small) != 0)) {
 		plan->pages = HP_PAGES_OFF;
 		snprintf(plan->pages_reason, sizeof plan->pages_reason,
 			 "opt.thp=%s (MALLOC_CONF, or the kernel has no THP)", v);

@@ -110,7 +110,8 @@ static int reserve(uint64_t bytes)
 	}
 	if (hp_tlb_add(p, len, HP_TLB_ARENA) != 0)     /* fork must see it: table full is unlikely here */
 		hp_say("hugetlb: the reservation arena is not recorded (table full); fork children may not copy it");
-	hp_buf_printf(&b, "reserved %zu B from the 2 MiB pool as a mimalloc arena", len);
+	hp_buf_printf(&b, "reserved %zu B from the 2 MiB pool as a mimalloc arena%s", len,
+		      len != bytes ? " (HUGEPOLICY_RESERVE rounded down to whole 32 MiB segments)" : "");
 	return 0;
 }
 static struct hp_alloc_ops mi_ops, large_ops, tlb_ops;
@@ -158,6 +159,8 @@ static int decide_large(struct hp_plan *plan, void *h)
 				 "user's and wins", on);
 	}
 	os_hooked = hp_mimalloc_os_install(h, pool_allowed, plan->verbose);
+	plan->thp_small_nohuge &= os_hooked == 0 || os_hooked == EAGAIN;   /* needs its mmap */
+	hp_mimalloc_os_nohuge(plan->thp_small_nohuge);
 	if (os_hooked == EAGAIN && pool_allowed && !user_large) {
 		/* mmap is governed, munmap/madvise are not: the pool is refused */
 		pool_allowed = 0;

@@ -29,6 +29,7 @@
 #endif
 
 static atomic_int allow_pool;          /* 1: hugetlb mmaps go to the pool; 0: refused */
+static atomic_int nohuge;              /* 1: ordinary mmaps advised MADV_NOHUGEPAGE */
 static atomic_int said;
 static int verbose;
 
@@ -38,6 +39,12 @@ static void *os_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 		void *p = mmap(addr, len, prot, flags, fd, off);
 		if (p != MAP_FAILED && (flags & MAP_FIXED))
 			hp_tlb_forget(p, len);
+		if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) &&
+		    atomic_load_explicit(&nohuge, memory_order_relaxed)) {
+			int saved = errno;
+			madvise(p, len, MADV_NOHUGEPAGE);       /* advice only: a refusal changes nothing */
+			errno = saved;
+		}
 		return p;
 	}
 	/* a refused hugetlb mmap leaves errno as it was: mimalloc only tests
@@ -84,6 +91,11 @@ static int os_madvise(void *p, size_t len, int advice)
 	if ((advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) && hp_tlb_overlaps(p, len))
 		return 0;               /* keep populated hugetlb pages populated */
 	return madvise(p, len, advice);
+}
+
+void hp_mimalloc_os_nohuge(int on)
+{
+	atomic_store(&nohuge, on);
 }
 
 int hp_mimalloc_os_install(void *handle, int pool, int say)

@@ -110,6 +110,24 @@ static void json_text(struct hp_buf *b, const char *name, const char *s)
 	hp_json_str(b, s);
 }
 
+/* The THP switch and small-block advice the plan enforced (thp_switch.c),
+ * "except-advised: <why>; small blocks ...: <why>"; "" where THP is not
+ * `always` and no switch was inherited or set (nothing to enforce) */
+static void thp_note(char *buf, size_t cap)
+{
+	const struct hp_plan *pl = &hp_rt.plan;
+	struct hp_buf b = { buf, cap, 0 };
+	buf[0] = '\0';
+	if (hp_rt.probe.thp_enabled != HP_THP_ALWAYS && hp_rt.probe.thp_process_off == HP_THP_OFF_NONE &&
+	    pl->thp_process == HP_THP_PROC_KEEP)
+		return;
+	if (pl->thp_process != HP_THP_PROC_KEEP || pl->thp_process_reason[0])
+		hp_buf_printf(&b, "%s: %s", hp_thp_process_name(pl->thp_process), pl->thp_process_reason);
+	if (pl->thp_small_nohuge || pl->thp_small_reason[0])
+		hp_buf_printf(&b, "%ssmall blocks %s: %s", b.len ? "; " : "",
+			      pl->thp_small_nohuge ? "MADV_NOHUGEPAGE" : "as the kernel decides", pl->thp_small_reason);
+}
+
 HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 {
 	char text[4096];
@@ -118,6 +136,8 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 	int json = (flags & HUGEPOLICY_REPORT_JSON) != 0, first = 0;
 	st.size = sizeof st;
 	hugepolicy_stats(&st);
+	char thp[480];
+	thp_note(thp, sizeof thp);
 	if (json) {
 		hp_buf_printf(&b, "hugepolicy-stats: {\"backend\":\"%s\",\"pid\":%d", st.backend, (int)getpid());
 		json_text(&b, "program", hp_program());
@@ -125,6 +145,7 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 		json_text(&b, "pages", st.pages_effective);
 		json_text(&b, "reason", hp_rt.plan.pages_reason);
 		json_text(&b, "config", st.config);
+		json_text(&b, "thp_switch", thp);
 		hp_buf_printf(&b, ",");
 		first = 1;
 	} else {
@@ -137,6 +158,10 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 		hp_buf_escaped(&b, hp_rt.plan.pages_reason, sizeof text);
 		hp_buf_printf(&b, "\n  %-22s ", "config");
 		hp_buf_escaped(&b, st.config, sizeof text);
+		if (thp[0]) {
+			hp_buf_printf(&b, "\n  %-22s ", "thp_switch");
+			hp_buf_escaped(&b, thp, sizeof text);
+		}
 		hp_buf_printf(&b, "\n");
 	}
 	num(&b, "stats.allocated", st.allocated, json, &first);

@@ -54,6 +54,7 @@ extern void hp_test_during_start_up(void) __attribute__((weak, visibility("hidde
 
 static void start_up(void)
 {
+	hp_thp_own_memory_nohuge();             /* before anything here writes to it */
 	if (hp_test_during_start_up)
 		hp_test_during_start_up();
 	struct hp_options o;
@@ -67,6 +68,7 @@ static void start_up(void)
 	hp_probe_for_plan(&hp_rt.probe, o.user_mi_large && o.backend == HP_BACKEND_MIMALLOC ?
 			  HP_PAGES_AUTO : o.pages, o.backend);
 	hp_plan_make(&o, &hp_rt.probe, &hp_rt.plan);
+	hp_thp_switch_apply(&hp_rt.plan);       /* before the backend maps anything */
 	hp_rt.backend_source = (o.set_mask & (1u << HP_OPT_BACKEND)) ? "HUGEPOLICY_BACKEND" : "default";
 
 	const struct hp_backend *be = backends[hp_rt.plan.backend];
@@ -79,6 +81,7 @@ static void start_up(void)
 		hp_say("backend %s cannot run here (%s); using system", be->name, strerror(rc));
 		o.backend = HP_BACKEND_SYSTEM;
 		hp_plan_make(&o, &hp_rt.probe, &hp_rt.plan);
+		hp_thp_switch_apply(&hp_rt.plan);
 		hp_rt.backend_source = "fallback";
 		be = &hp_backend_system;
 		rc = be->init(&hp_rt.plan, &ops);
@@ -104,6 +107,10 @@ static void say_decisions(void)
 	       pl->pages_reason);
 	hp_rt.backend->describe(cfg, sizeof cfg);
 	hp_say("config %s", cfg);
+	if (pl->thp_process != HP_THP_PROC_KEEP)
+		hp_say("thp switch %s: %s", hp_thp_process_name(pl->thp_process), pl->thp_process_reason);
+	if (pl->thp_small_nohuge)
+		hp_say("thp small blocks MADV_NOHUGEPAGE: %s", pl->thp_small_reason);
 }
 
 const struct hp_alloc_ops *hp_init(void)

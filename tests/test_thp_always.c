@@ -1,0 +1,109 @@
+/* test_thp_always.c - what each mode keeps off THP on a host whose THP
+ * `enabled` is `always` (thp_enabled.sh switches it for the test), read
+ * back from /proc/self/smaps.
+ * usage: test_thp_always off|auto|thp
+ *   off:  a 256 MiB buffer and 1024 blocks of 64 KiB: 0 kB AnonHugePages in
+ *         the whole process;
+ *   auto: the 64 KiB blocks' mappings have 0 kB AnonHugePages, an 8 MiB
+ *         block's mapping has at least one huge page;
+ *   thp:  the 8 MiB block has huge pages (explicit thp clears an inherited
+ *         PR_SET_THP_DISABLE);
+ *   auto-glibc: (a kernel without PR_THP_DISABLE_EXCEPT_ADVISED) the 8 MiB
+ *         block has huge pages and the report says glibc's heap stays on
+ *         the kernel's THP, which hugepolicy cannot advise. */
+#define _GNU_SOURCE
+#include "check.h"
+
+#include <hugepolicy.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { NSMALL = 1024, SMALL = 64 << 10, BIG = 8 << 20, HUGE_BUF = 256 << 20 };
+
+/* AnonHugePages (kB) of the mapping that holds p, or -1 */
+static long vma_anon_huge(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int in = 0;
+	long kb = -1;
+	uintptr_t a = (uintptr_t)p;
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = a >= lo && a < hi;
+		} else if (in && strncmp(line, "AnonHugePages:", 14) == 0) {
+			kb = atol(line + 14);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static long process_anon_huge(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	long kb = -1;
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "AnonHugePages:", 14) == 0)
+			kb = atol(line + 14);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	const char *mode = argv[1];
+	static char *small[NSMALL];
+	for (int i = 0; i < NSMALL; i++) {
+		small[i] = malloc(SMALL);
+		CHECK(small[i] != NULL);
+		if (small[i])
+			memset(small[i], i, SMALL);
+	}
+	char *big = malloc(BIG);
+	CHECK(big != NULL);
+	if (big)
+		memset(big, 7, BIG);
+	char *buf = strcmp(mode, "off") == 0 ? malloc(HUGE_BUF) : NULL;
+	if (buf)
+		memset(buf, 9, HUGE_BUF);
+	long small_huge = 0;
+	for (int i = 0; i < NSMALL; i += 64) {
+		long kb = vma_anon_huge(small[i]);
+		if (kb > small_huge)
+			small_huge = kb;
+	}
+	long big_huge = big ? vma_anon_huge(big) : -1, all = process_anon_huge();
+	printf("%s/%s: largest AnonHugePages of a 64 KiB block's mapping %ld kB, 8 MiB block's %ld kB, "
+	       "process %ld kB\n", hugepolicy_backend(), mode, small_huge, big_huge, all);
+	hugepolicy_report(1, 0);
+	int fds[2];
+	char report[4096] = "";
+	if (pipe(fds) == 0) {
+		hugepolicy_report(fds[1], 0);
+		close(fds[1]);
+		ssize_t n = read(fds[0], report, sizeof report - 1);
+		report[n > 0 ? n : 0] = '\0';
+		close(fds[0]);
+	}
+	if (strcmp(mode, "auto-glibc") == 0) {
+		CHECK(strstr(report, "thp_switch") && strstr(report, "glibc's heap"));
+		CHECK(big_huge >= 2048);
+	} else if (strcmp(mode, "off") == 0) {
+		CHECK(all == 0);
+	} else if (strcmp(mode, "auto") == 0) {
+		CHECK(small_huge == 0);
+		CHECK(big_huge >= 2048);
+	} else {
+		CHECK(big_huge >= 2048);
+	}
+	return check_result("test_thp_always");
+}
