@@ -176,10 +176,13 @@ __attribute__((destructor)) static void hp_destructor(void)
 	if (hp_rt.plan.stats != HP_STATS_NONE) {
 		/* HUGEPOLICY_LOG, or fd 2 only while it is still our stderr: a
 		 * host that closed it may have a data file there now (log.c) */
+		unsigned flags = hp_rt.plan.stats == HP_STATS_JSON ? HUGEPOLICY_REPORT_JSON : 0;
 		int opened, fd = hp_log_open(&opened);
 		if (fd >= 0) {
-			hugepolicy_report(fd, hp_rt.plan.stats == HP_STATS_JSON ? HUGEPOLICY_REPORT_JSON : 0);
+			int rc = hugepolicy_report(fd, flags);
 			hp_log_close(fd, opened);
+			if (rc != 0 && opened && (fd = hp_log_write_failed(rc)) >= 0)
+				hugepolicy_report(fd, flags);   /* the log refused it */
 		}
 	} else if (hp_rt.plan.verbose) {
 		hp_say_obtained();      /* hp_say goes through the same sink */

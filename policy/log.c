@@ -34,6 +34,7 @@ static _Atomic unsigned long long fd2_dev, fd2_ino;
 static char log_path[HP_LOG_PATH_MAX];      /* template, absolute when it could be made so */
 static atomic_int log_on;                   /* log_path is set */
 static atomic_int log_warned;               /* the "cannot be opened" line was printed */
+static atomic_int log_write_warned;         /* the "cannot be written" line was printed */
 
 void hp_log_start(void)
 {
@@ -116,6 +117,20 @@ static int expand(char *out, size_t cap)
 	return b.len + 1 < cap ? 0 : ENAMETOOLONG;
 }
 
+/* "HUGEPOLICY_LOG 'path' cannot be <what> (ENAME); writing to stderr" */
+static void say_log_problem(const char *path, const char *what, int err)
+{
+	char line[HP_LOG_PATH_MAX + 256];
+	struct hp_buf b = { line, sizeof line - 1, 0 };
+	const char *name = strerrorname_np(err);
+	hp_buf_prefix(&b);
+	hp_buf_printf(&b, "HUGEPOLICY_LOG '");
+	hp_buf_escaped(&b, path, 256);
+	hp_buf_printf(&b, "' cannot be %s (%s); writing to stderr", what, name ? name : "?");
+	line[b.len++] = '\n';
+	hp_write_all(2, line, b.len);
+}
+
 int hp_log_open(int *opened)
 {
 	*opened = 0;
@@ -137,17 +152,8 @@ int hp_log_open(int *opened)
 			}
 			rc = errno;
 		}
-		if (!atomic_exchange(&log_warned, 1) && stderr_is_ours()) {
-			char line[HP_LOG_PATH_MAX + 256];
-			struct hp_buf b = { line, sizeof line - 1, 0 };
-			const char *name = strerrorname_np(rc);
-			hp_buf_prefix(&b);
-			hp_buf_printf(&b, "HUGEPOLICY_LOG '");
-			hp_buf_escaped(&b, path, 256);
-			hp_buf_printf(&b, "' cannot be opened (%s); writing to stderr", name ? name : "?");
-			line[b.len++] = '\n';
-			hp_write_all(2, line, b.len);
-		}
+		if (!atomic_exchange(&log_warned, 1) && stderr_is_ours())
+			say_log_problem(path, "opened", rc);
 	}
 	return stderr_is_ours() ? 2 : -1;
 }
@@ -158,12 +164,26 @@ void hp_log_close(int fd, int opened)
 		close(fd);
 }
 
+/* The log file opened but refused the write (/dev/full: ENOSPC; a full
+ * disk, EFBIG, EIO): said once on stderr; 2 to write the text there
+ * instead, or -1 when fd 2 is no longer the process's stderr. */
+int hp_log_write_failed(int err)
+{
+	if (!stderr_is_ours())
+		return -1;
+	if (!atomic_exchange(&log_write_warned, 1))
+		say_log_problem(log_path, "written", err);
+	return 2;
+}
+
 void hp_log_write(const char *s, size_t n)
 {
 	int opened;
 	int fd = hp_log_open(&opened);
 	if (fd < 0)
 		return;
-	(void)hp_write_all(fd, s, n);
+	int rc = hp_write_all(fd, s, n);
 	hp_log_close(fd, opened);
+	if (rc != 0 && opened && (fd = hp_log_write_failed(rc)) >= 0)
+		(void)hp_write_all(fd, s, n);
 }

@@ -110,11 +110,25 @@ static void put(struct hp_buf *b, const void *s, size_t n)
 	b->p[b->len] = '\0';
 }
 
+/* U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069: the bidirectional
+ * controls that reorder what a terminal shows ("Trojan Source"); the code
+ * point of a valid n-byte sequence at s, or 0. */
+static unsigned bidi_control(const unsigned char *s, size_t n)
+{
+	if (n == 2 && s[0] == 0xd8 && s[1] == 0x9c)
+		return 0x61c;
+	if (n != 3 || s[0] != 0xe2)
+		return 0;
+	unsigned cp = 0x2000u | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
+	return (cp >= 0x200e && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)
+		       ? cp : 0;
+}
+
 /* Append s so that it cannot end a line, forge one or drive a terminal:
  * \n \r \t, \xNN for other C0 controls, DEL, C1 controls (U+0080-U+009F)
- * and bytes that are not valid UTF-8; with `backslash`, \ as \\ too (so the
- * text can be told from an escape).  At most max bytes; a longer s ends in
- * "...". */
+ * and bytes that are not valid UTF-8, \uXXXX for bidirectional controls;
+ * with `backslash`, \ as \\ too (so the text can be told from an escape).
+ * At most max bytes; a longer s ends in "...". */
 static void escape(struct hp_buf *b, const char *str, size_t max, int backslash)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -126,7 +140,14 @@ static void escape(struct hp_buf *b, const char *str, size_t max, int backslash)
 		size_t n = utf8_len(s), len;
 		if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
 			n = 0;          /* C1 control */
-		if (n > 1) {
+		unsigned bidi = bidi_control(s, n);
+		if (bidi) {
+			static const char hex[] = "0123456789abcdef";
+			rep[0] = '\\'; rep[1] = 'u';
+			for (int i = 0; i < 4; i++)
+				rep[2 + i] = hex[(bidi >> (12 - 4 * i)) & 15];
+			len = 6;
+		} else if (n > 1) {
 			memcpy(rep, s, n);
 			len = n;
 		} else if (*s == '\n' || *s == '\r' || *s == '\t' || (*s == '\\' && backslash)) {
@@ -197,6 +218,7 @@ void hp_json_str(struct hp_buf *b, const char *str)
 		else if (*s == '"' || *s == '\\') hp_buf_printf(b, "\\%c", *s);
 		else if (*s == '\n') hp_buf_printf(b, "\\n");
 		else if (*s < 0x20 || *s == 0x7f) hp_buf_printf(b, "\\u%04x", *s);
+		else if (bidi_control(s, n)) hp_buf_printf(b, "\\u%04x", bidi_control(s, n));
 		else put(b, s, n);
 		s += n;
 	}

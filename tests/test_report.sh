@@ -82,6 +82,13 @@ log)
 	check "an unopenable log says so once on stderr" \
 		[ "$(grep -c "HUGEPOLICY_LOG '$dir/no/such/dir/log' cannot be opened (ENOENT); writing to stderr" "$err")" -eq 1 ]
 	check "... and the lines still reach stderr" [ "$(grep -c 'backend system (default)' "$err")" -eq 1 ]
+
+	HUGEPOLICY_LOG=/dev/full HUGEPOLICY_VERBOSE=1 HUGEPOLICY_STATS=1 "$host" 2>"$err"
+	cat "$err"
+	check "a log that refuses writes (/dev/full) says so once on stderr" \
+		[ "$(grep -c "HUGEPOLICY_LOG '/dev/full' cannot be written (ENOSPC); writing to stderr" "$err")" -eq 1 ]
+	check "... and the lines and the report still reach stderr" \
+		[ "$(grep -c -e 'backend system (default)' -e ': report$' "$err")" -eq 2 ]
 	;;
 env)
 	nl=$(printf 'thp\nhugepolicy[forged 1]: backend jemalloc')

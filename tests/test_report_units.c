@@ -46,6 +46,9 @@ static void escaping(void)
 	SAME(esc("\xe2\x82", 64, 512), "\\xe2\\x82");                  /* cut sequence */
 	SAME(esc("\xc2\x9b" "2J", 64, 512), "\\xc2\\x9b2J");            /* C1 CSI */
 	SAME(esc("\xc2\xa0", 64, 512), "\xc2\xa0");                    /* U+00A0 is text */
+	SAME(esc("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\x8f", 64, 512), "a\\u202eb\\u2066c\\u200f"); /* bidi */
+	SAME(esc("\xe2\x80\x94", 64, 512), "\xe2\x80\x94");                /* U+2014 is text */
+	SAME(json("\xe2\x80\xae"), "\"\\u202e\"");
 	char many[101];
 	memset(many, 'a', 100);
 	many[100] = '\0';
