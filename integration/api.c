@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "hp_dispatch.h"
 #include "hp_init.h"
+#include "../region/hp_region.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -59,6 +60,13 @@ static void fill(struct hugepolicy_stats *st)
 		st->hugetlb_fallback_bytes += c.fallback_bytes;
 	}
 	st->bootstrap_bytes = hp_boot_used();
+	struct hp_region_stats rs;
+	hp_region_stats(&rs);
+	st->region_count = rs.regions;
+	st->region_hugetlb_bytes = rs.hugetlb_bytes;
+	st->region_thp_bytes = rs.thp_bytes;
+	st->region_base_bytes = rs.base_bytes;
+	st->region_stepped_down = rs.stepped_down;
 }
 
 HP_EXPORT int hugepolicy_stats(struct hugepolicy_stats *st)
@@ -181,6 +189,13 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 	num(&b, "hugepolicy.hugetlb_fallbacks", st.hugetlb_fallbacks, json, &first);
 	num(&b, "hugepolicy.hugetlb_fallback_bytes", st.hugetlb_fallback_bytes, json, &first);
 	num(&b, "hugepolicy.bootstrap_bytes", st.bootstrap_bytes, json, &first);
+	if (json || st.region_count || st.region_stepped_down) {    /* text: once regions were used */
+		num(&b, "region.count", st.region_count, json, &first);
+		num(&b, "region.hugetlb_bytes", st.region_hugetlb_bytes, json, &first);
+		num(&b, "region.thp_bytes", st.region_thp_bytes, json, &first);
+		num(&b, "region.base_bytes", st.region_base_bytes, json, &first);
+		num(&b, "region.stepped_down", st.region_stepped_down, json, &first);
+	}
 	if (json)
 		hp_buf_printf(&b, "}\n");
 	return hp_write_all(fd, text, b.len);
