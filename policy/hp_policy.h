@@ -164,6 +164,9 @@ int hp_probe_path(char *buf, size_t cap, const char *root, const char *rel);
 void hp_probe_problem(struct hp_probe *p, const char *rel, const char *why);
 /* A sysfs counter "123\n" under root: 0 and *out, ENOENT, or EINVAL (refused,
  * p->problems says why). */
+/* One line of root/rel into buf (no newline): 0, ENOENT, or EINVAL with the
+ * reason in p's refused list. */
+int hp_probe_line(struct hp_probe *p, const char *root, const char *rel, char *buf, size_t cap);
 int hp_probe_u64(struct hp_probe *p, const char *root, const char *rel, uint64_t *out);
 void hp_probe_thp(struct hp_probe *p, const char *root, int full);     /* probe_thp.c */
 void hp_probe_process(struct hp_probe *p, const char *root);           /* probe_thp.c */
@@ -197,6 +200,8 @@ int hp_read_line(const char *path, char *buf, size_t cap, const char **why);
  * EINVAL if the last line has no newline, or open/read's errno. */
 int hp_read_lines(const char *path, char *buf, size_t cap,
 		  int (*fn)(void *ctx, char *line, size_t len, int whole), void *ctx);
+/* fn(ctx, name) for every entry of directory path but . and ..: 0 or open's errno. */
+int hp_read_dir(const char *path, void (*fn)(void *ctx, const char *name), void *ctx);
 /* "123" (digits only, at most 19): 0 and *out, else EINVAL. */
 int hp_parse_u64_strict(const char *s, uint64_t *out);
 

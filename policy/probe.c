@@ -49,17 +49,26 @@ int hp_parse_u64_strict(const char *s, uint64_t *out)
 	return 0;
 }
 
-int hp_probe_u64(struct hp_probe *p, const char *root, const char *rel, uint64_t *out)
+int hp_probe_line(struct hp_probe *p, const char *root, const char *rel, char *buf, size_t cap)
 {
-	char path[512], buf[32];
+	char path[512];
 	const char *why = "";
 	if (hp_probe_path(path, sizeof path, root, rel))
 		return hp_probe_problem(p, rel, "path too long"), EINVAL;
-	int n = hp_read_line(path, buf, sizeof buf, &why);
+	int n = hp_read_line(path, buf, cap, &why);
 	if (n == -ENOENT)
 		return ENOENT;
 	if (n < 0)
 		return hp_probe_problem(p, rel, why), EINVAL;
+	return 0;
+}
+
+int hp_probe_u64(struct hp_probe *p, const char *root, const char *rel, uint64_t *out)
+{
+	char buf[32];
+	int rc = hp_probe_line(p, root, rel, buf, sizeof buf);
+	if (rc)
+		return rc;
 	if (hp_parse_u64_strict(buf, out))
 		return hp_probe_problem(p, rel, "not a number"), EINVAL;
 	return 0;

@@ -10,11 +10,9 @@
 #define _GNU_SOURCE
 #include "hp_policy.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define POOLS "sys/kernel/mm/hugepages"
@@ -114,9 +112,17 @@ static void default_size(struct hp_probe *p, const char *root)
 	p->default_huge = size > 1 ? size : 0;
 }
 
+struct pool_ctx { struct hp_probe *p; const char *root; };
+
+static void one_pool(void *ctx, const char *name)
+{
+	if (name[0] != '.')
+		probe_pool(((struct pool_ctx *)ctx)->p, ((struct pool_ctx *)ctx)->root, name, 1);
+}
+
 void hp_probe_pools(struct hp_probe *p, const char *root, int only_2m)
 {
-	char buf[2048], path[512];
+	char path[512];
 	p->npools = 0;
 	if (only_2m) {          /* the plan's pool, by its known name */
 		probe_pool(p, root, "hugepages-2048kB", 0);
@@ -125,16 +131,8 @@ void hp_probe_pools(struct hp_probe *p, const char *root, int only_2m)
 	default_size(p, root);
 	if (hp_probe_path(path, sizeof path, root, POOLS))
 		return;
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	for (long n; (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0;)
-		for (long off = 0; off < n; off += ((struct dirent64 *)(buf + off))->d_reclen) {
-			const char *name = ((struct dirent64 *)(buf + off))->d_name;
-			if (name[0] != '.')
-				probe_pool(p, root, name, 1);
-		}
-	close(fd);
+	struct pool_ctx ctx = { p, root };
+	hp_read_dir(path, one_pool, &ctx);
 	/* smallest page size first, for stable output */
 	for (int i = 1; i < p->npools; i++)
 		for (int j = i; j > 0 && p->pools[j].page_size < p->pools[j - 1].page_size; j--) {

@@ -11,12 +11,10 @@
 #define _GNU_SOURCE
 #include "hp_policy.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef PR_THP_DISABLE_EXCEPT_ADVISED
@@ -46,16 +44,11 @@ const char *hp_thp_off_name(int off)
  * 0 and the word in out; ENOENT; EINVAL (refused, said in p->problems). */
 static int bracketed(struct hp_probe *p, const char *root, const char *rel, char *out, size_t cap)
 {
-	char path[512], buf[256];
-	const char *why = "";
+	char buf[256];
 	out[0] = '\0';
-	if (hp_probe_path(path, sizeof path, root, rel))
-		return hp_probe_problem(p, rel, "path too long"), EINVAL;
-	int n = hp_read_line(path, buf, sizeof buf, &why);
-	if (n == -ENOENT)
-		return ENOENT;
-	if (n < 0)
-		return hp_probe_problem(p, rel, why), EINVAL;
+	int rc = hp_probe_line(p, root, rel, buf, sizeof buf);
+	if (rc)
+		return rc;
 	char *l = strchr(buf, '['), *r = l ? strchr(l, ']') : NULL;
 	size_t w = r ? (size_t)(r - l - 1) : 0;
 	if (!l || !r || strchr(r, '[') || strchr(buf, ']') != r)
@@ -92,40 +85,43 @@ static int64_t counter(struct hp_probe *p, const char *root, const char *rel, ui
 	return (int64_t)v;
 }
 
+struct size_ctx { struct hp_probe *p; const char *root; };
+
+/* one hugepages-<size>kB directory: its enabled word, in size order */
+static void one_size(void *ctx, const char *name)
+{
+	struct hp_probe *p = ((struct size_ctx *)ctx)->p;
+	const char *root = ((struct size_ctx *)ctx)->root;
+	char rel[96];
+	uint64_t size = hp_pool_dirname_size(name);
+	if (strncmp(name, "hugepages-", 10) != 0)
+		return;
+	struct hp_buf b = { rel, sizeof rel, 0 };
+	rel[0] = '\0';
+	hp_buf_printf(&b, THP "%.40s/enabled", name);
+	if (!size) {
+		hp_probe_problem(p, rel, "directory name is not hugepages-<power of two>kB");
+		return;
+	}
+	if (p->nthp_sizes >= HP_MAX_THP_SIZES)
+		return;
+	int before = p->nproblems, mode = thp_mode(p, root, rel, 1);
+	if (mode == HP_THP_MISSING && p->nproblems == before)
+		return;         /* no enabled file: a shmem-only size (8 kB) */
+	int i = p->nthp_sizes++;
+	for (; i > 0 && p->thp_sizes[i - 1].size > size; i--)
+		p->thp_sizes[i] = p->thp_sizes[i - 1];
+	p->thp_sizes[i] = (struct hp_thp_size){ size, mode };
+}
+
 /* transparent_hugepage/hugepages-<size>kB/enabled, smallest first */
 static void per_size(struct hp_probe *p, const char *root)
 {
-	char path[512], buf[2048], rel[96];
+	char path[512];
+	struct size_ctx ctx = { p, root };
 	p->nthp_sizes = 0;
-	if (hp_probe_path(path, sizeof path, root, THP))
-		return;
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	for (long n; (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0;)
-		for (long off = 0; off < n; off += ((struct dirent64 *)(buf + off))->d_reclen) {
-			const char *name = ((struct dirent64 *)(buf + off))->d_name;
-			uint64_t size = hp_pool_dirname_size(name);
-			if (strncmp(name, "hugepages-", 10) != 0)
-				continue;
-			struct hp_buf b = { rel, sizeof rel, 0 };
-			rel[0] = '\0';
-			hp_buf_printf(&b, THP "%.40s/enabled", name);
-			if (!size) {
-				hp_probe_problem(p, rel, "directory name is not hugepages-<power of two>kB");
-				continue;
-			}
-			if (p->nthp_sizes >= HP_MAX_THP_SIZES)
-				continue;
-			int before = p->nproblems, mode = thp_mode(p, root, rel, 1);
-			if (mode == HP_THP_MISSING && p->nproblems == before)
-				continue;       /* no enabled file: a shmem-only size (8 kB) */
-			int i = p->nthp_sizes++;
-			for (; i > 0 && p->thp_sizes[i - 1].size > size; i--)
-				p->thp_sizes[i] = p->thp_sizes[i - 1];
-			p->thp_sizes[i] = (struct hp_thp_size){ size, mode };
-		}
-	close(fd);
+	if (hp_probe_path(path, sizeof path, root, THP) == 0)
+		hp_read_dir(path, one_size, &ctx);
 }
 
 void hp_probe_thp(struct hp_probe *p, const char *root, int full)

@@ -2,14 +2,17 @@
  * readfile.c - reading the kernel's small text files (/proc, /sys, cgroupfs)
  * with open/read into the caller's fixed buffer: no malloc, no stdio, so it
  * may run inside the first malloc call.  Whole small files (one value) or a
- * file of lines streamed through one buffer (mountinfo may be long).
+ * file of lines streamed through one buffer (mountinfo may be long), or the
+ * names in a directory (getdents64, no opendir: it mallocs).
  */
 #define _GNU_SOURCE
 #include "hp_policy.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int hp_read_small(const char *path, char *buf, size_t cap)
@@ -103,4 +106,20 @@ int hp_read_lines(const char *path, char *buf, size_t cap,
 out:
 	close(fd);
 	return rc;
+}
+
+int hp_read_dir(const char *path, void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	char buf[2048];
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	for (long n; (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0;)
+		for (long off = 0; off < n; off += ((struct dirent64 *)(buf + off))->d_reclen) {
+			const char *name = ((struct dirent64 *)(buf + off))->d_name;
+			if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+				fn(ctx, name);
+		}
+	close(fd);
+	return 0;
 }
