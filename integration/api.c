@@ -15,6 +15,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+/* the text report's name column: its longest name, hugepolicy.hugetlb_fallback_bytes */
+#define NAME_W 33
+
 static void copy_name(char *dst, size_t cap, const char *src)
 {
 	hp_strlcpy(dst, src, cap);
@@ -106,9 +109,9 @@ static void num(struct hp_buf *b, const char *name, uint64_t v, int json, int *f
 			hp_buf_printf(b, "%s\"%s\":%llu", *first ? "" : ",", name, (unsigned long long)v);
 		*first = 0;
 	} else if (v == HUGEPOLICY_UNKNOWN) {
-		hp_buf_printf(b, "  %-22s unknown\n", name);
+		hp_buf_printf(b, "  %-*s unknown\n", NAME_W, name);
 	} else {
-		hp_buf_printf(b, "  %-22s %llu\n", name, (unsigned long long)v);
+		hp_buf_printf(b, "  %-*s %llu\n", NAME_W, name, (unsigned long long)v);
 	}
 }
 
@@ -161,13 +164,13 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 		 * line of the report stays one line */
 		hp_buf_prefix(&b);
 		hp_buf_printf(&b, "report\n");
-		hp_buf_printf(&b, "  %-22s %s\n", "backend", st.backend);
-		hp_buf_printf(&b, "  %-22s %s (asked %s): ", "pages", st.pages_effective, st.pages_requested);
+		hp_buf_printf(&b, "  %-*s %s\n", NAME_W, "backend", st.backend);
+		hp_buf_printf(&b, "  %-*s %s (asked %s): ", NAME_W, "pages", st.pages_effective, st.pages_requested);
 		hp_buf_escaped(&b, hp_rt.plan.pages_reason, sizeof text);
-		hp_buf_printf(&b, "\n  %-22s ", "config");
+		hp_buf_printf(&b, "\n  %-*s ", NAME_W, "config");
 		hp_buf_escaped(&b, st.config, sizeof text);
 		if (thp[0]) {
-			hp_buf_printf(&b, "\n  %-22s ", "thp_switch");
+			hp_buf_printf(&b, "\n  %-*s ", NAME_W, "thp_switch");
 			hp_buf_escaped(&b, thp, sizeof text);
 		}
 		hp_buf_printf(&b, "\n");
