@@ -63,3 +63,12 @@ set_tests_properties(region_example_prints_stockfish_line region_python_example_
 add_test(NAME region_windows_falls_back_under_wine_and_keeps_its_data
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_region_wine.sh ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(region_windows_falls_back_under_wine_and_keeps_its_data PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# perf/workloads/hashtable.c --region (perf/region_bench.py): under
+# libhugepolicy the table is a region of the kind asked and the line says
+# which kind it got, read back from smaps
+add_test(NAME perf_hashtable_on_a_region_reports_the_kind_it_got
+  COMMAND sh -c "LD_PRELOAD=$1 \"$2\" --mib 16 --probes-per-thread 1000 --threads 1 --region base"
+  sh $<TARGET_FILE:hugepolicy> $<TARGET_FILE:hashtable>)
+set_tests_properties(perf_hashtable_on_a_region_reports_the_kind_it_got PROPERTIES
+  PASS_REGULAR_EXPRESSION "Linux large pages not used\\.\nhashtable .* region=base hugetlb_kb=0 thp_kb=0")

@@ -3,11 +3,20 @@
  * 1 GiB) of 16-byte entries in 64-byte buckets, cleared once, then random
  * probe-and-store traffic from every thread (the Stockfish shape).
  * usage: hashtable [--mib 1024] [--probes-per-thread 20000000] [--threads 0=all]
+ *                  [--region auto|hugetlb|thp|base]
  * prints: hashtable mib=M threads=T clear_s=C probe_s=P mprobes_per_s=R hits=H
+ * With --region the table is a hugepolicy region of that kind, as Stockfish
+ * gets its table from aligned_large_pages_alloc: the program must run under
+ * libhugepolicy (LD_PRELOAD; it is not linked, so the malloc baselines stay
+ * native), the API is found with dlsym, and the line adds region=KIND
+ * (obtained) hugetlb_kb= thp_kb= read back from smaps, after Stockfish's
+ * "info string Hash table allocation: ... large pages used/not used".
  */
 #define _GNU_SOURCE
 #include "hp_clock.h"
 
+#include <dlfcn.h>
+#include <hugepolicy.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,10 +67,48 @@ static void *run(void *arg)
 	return NULL;
 }
 
+static void *(*region_alloc)(size_t, const struct hugepolicy_region_options *);
+static int (*region_info)(const void *, struct hugepolicy_region_info *);
+static int (*region_free)(void *);
+static const char *(*region_kind_name)(int);
+
+/* The table from a region of the kind asked (see the header), or NULL. */
+static void *table_region(const char *kind, size_t bytes, struct hugepolicy_region_info *in)
+{
+	static const struct { const char *name; int pages; } kinds[] = {
+		{ "auto", HUGEPOLICY_REGION_AUTO }, { "hugetlb", HUGEPOLICY_REGION_HUGETLB },
+		{ "thp", HUGEPOLICY_REGION_THP }, { "base", HUGEPOLICY_REGION_BASE },
+	};
+	struct hugepolicy_region_options o = { .size = sizeof o };
+	size_t k = 0;
+	while (k < sizeof kinds / sizeof kinds[0] && strcmp(kinds[k].name, kind) != 0)
+		k++;
+	region_alloc = (void *(*)(size_t, const struct hugepolicy_region_options *))dlsym(RTLD_DEFAULT,
+											     "hugepolicy_region_alloc");
+	region_info = (int (*)(const void *, struct hugepolicy_region_info *))dlsym(RTLD_DEFAULT,
+										    "hugepolicy_region_info");
+	region_free = (int (*)(void *))dlsym(RTLD_DEFAULT, "hugepolicy_region_free");
+	region_kind_name = (const char *(*)(int))dlsym(RTLD_DEFAULT, "hugepolicy_region_kind_name");
+	if (k == sizeof kinds / sizeof kinds[0] || !region_alloc || !region_info || !region_free ||
+	    !region_kind_name) {
+		fprintf(stderr, "hashtable: --region %s needs one of auto|hugetlb|thp|base and libhugepolicy "
+			"preloaded\n", kind);
+		return NULL;
+	}
+	o.pages = kinds[k].pages;
+	void *t = region_alloc(bytes, &o);
+	in->size = sizeof *in;
+	if (t)
+		region_info(t, in);
+	return t;
+}
+
 int main(int argc, char **argv)
 {
 	size_t mib = 1024;
 	int threads = 0;
+	const char *region = NULL;
+	struct hugepolicy_region_info in = { .size = sizeof in };
 	probes = 20000000;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--mib") == 0)
@@ -70,8 +117,11 @@ int main(int argc, char **argv)
 			probes = atol(argv[i + 1]);
 		else if (strcmp(argv[i], "--threads") == 0)
 			threads = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--region") == 0)
+			region = argv[i + 1];
 		else {
-			fprintf(stderr, "usage: hashtable [--mib M] [--probes-per-thread N] [--threads T]\n");
+			fprintf(stderr, "usage: hashtable [--mib M] [--probes-per-thread N] [--threads T] "
+				"[--region auto|hugetlb|thp|base]\n");
 			return 2;
 		}
 	}
@@ -80,9 +130,13 @@ int main(int argc, char **argv)
 	nbuckets = (mib << 20) / sizeof(struct bucket);
 	key_space = (uint64_t)nbuckets * 4 * 4;
 	double t0 = hp_now();
-	table = malloc(nbuckets * sizeof(struct bucket));
-	if (!table || nbuckets == 0)
-		return perror("malloc"), 1;
+	table = region ? table_region(region, nbuckets * sizeof(struct bucket), &in)
+		       : malloc(nbuckets * sizeof(struct bucket));
+	if (!table || nbuckets == 0) {
+		if (!region || region_alloc)    /* else table_region said why */
+			perror(region ? "hugepolicy_region_alloc" : "malloc");
+		return 1;
+	}
 	clear_table();
 	double clear = hp_now() - t0;
 	struct worker *w = calloc((size_t)threads, sizeof *w);
@@ -97,9 +151,21 @@ int main(int argc, char **argv)
 		hits += w[i].hits;
 	}
 	double probe = hp_now() - t0;
-	printf("hashtable mib=%zu threads=%d clear_s=%.6f probe_s=%.6f mprobes_per_s=%.3f hits=%ld\n",
+	if (region) {
+		region_info(table, &in);        /* what the kernel backs it with now */
+		printf("info string Hash table allocation: Linux large pages %s.\n",
+		       in.hugetlb_bytes || in.thp_bytes ? "used" : "not used");
+	}
+	printf("hashtable mib=%zu threads=%d clear_s=%.6f probe_s=%.6f mprobes_per_s=%.3f hits=%ld",
 	       mib, threads, clear, probe, (double)probes * threads / probe / 1e6, hits);
+	if (region)
+		printf(" region=%s hugetlb_kb=%llu thp_kb=%llu", region_kind_name(in.kind),
+		       (unsigned long long)(in.hugetlb_bytes >> 10), (unsigned long long)(in.thp_bytes >> 10));
+	printf("\n");
 	free(w);
-	free(table);
+	if (region)
+		region_free(table);
+	else
+		free(table);
 	return 0;
 }
