@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""perf/region_bench.py BUILD [--rounds 5] [--mib 1024] [--probes N]
+"""perf/region_bench.py BUILD [--rounds 5] [--mib 1024] [--probes N] [--populate]
 
 The Stockfish shape on regions: perf/workloads/hashtable.c gets its table
 from hugepolicy_region_alloc with the kind forced to hugetlb, THP or base
@@ -10,7 +10,9 @@ ratio against base pages (per round, the same round's base run) with a
 bootstrap 95 % confidence interval of the median ratio.  As root it adds
 the pool pages the table needs and gives back exactly that delta; without
 them the hugetlb runs fall back and the table says which kind they got.
-Results: BUILD/perf-results/region_bench.csv.
+With --populate: instead, the time hugepolicy_region_alloc takes to
+populate the table with 1 and with 2 threads, per kind (alloc_s).
+Results: BUILD/perf-results/region_bench.csv (or region_populate.csv).
 """
 import argparse
 import csv
@@ -28,13 +30,14 @@ KINDS = ["hugetlb", "thp", "base"]
 KV = re.compile(r"(\w+)=([-\w.]+)")
 
 
-def run_one(build, kind, mib, probes):
+def run_one(build, kind, mib, probes, populate=0):
     env = dict(os.environ, LD_PRELOAD=os.path.join(build, "libhugepolicy.so.0"),
                HUGEPOLICY_BACKEND="system", HUGEPOLICY_PAGES="off")
     for k in ("HUGEPOLICY_VERBOSE", "HUGEPOLICY_STATS"):
         env.pop(k, None)
     out = subprocess.run([os.path.join(build, "perf", "hashtable"), "--mib", str(mib),
-                          "--probes-per-thread", str(probes), "--region", kind],
+                          "--probes-per-thread", str(probes), "--region", kind] +
+                         (["--populate", str(populate)] if populate else []),
                          env=env, capture_output=True, text=True, timeout=600)
     for line in out.stdout.splitlines():
         if line.startswith("hashtable "):
@@ -54,7 +57,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--mib", type=int, default=1024)
     ap.add_argument("--probes", type=int, default=20000000)
+    ap.add_argument("--populate", action="store_true")
     a = ap.parse_args()
+    if a.populate:
+        return populate(a)
     rows = []
     pages = a.mib // 2 + 8
     why = hugetlb.can_reserve()
@@ -87,6 +93,42 @@ def main():
     out_dir = os.path.join(a.build, "perf-results")
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "region_bench.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=sorted({k for x in rows for k in x}))
+        w.writeheader()
+        w.writerows(rows)
+    return 0
+
+
+def populate(a):
+    """alloc_s of a populated region, 1 vs 2 threads, per kind, interleaved."""
+    rows = []
+    why = hugetlb.can_reserve()
+    ctx = hugetlb.pool(a.mib // 2 + 8) if why is None else None
+    if ctx:
+        ctx.__enter__()
+    try:
+        for r in range(a.rounds):
+            cells = [(k, t) for k in KINDS for t in (1, 2)]
+            random.Random(r).shuffle(cells)
+            for kind, threads in cells:
+                f = run_one(a.build, kind, a.mib, 1000, populate=threads)
+                f.update(round=r, asked=kind, threads=threads)
+                rows.append(f)
+    finally:
+        if ctx:
+            ctx.__exit__(None, None, None)
+    print("%-8s %-8s %12s %12s %22s" % ("asked", "got", "1 thread", "2 threads", "2 vs 1 [95% CI]"))
+    for kind in KINDS:
+        one = {x["round"]: float(x["alloc_s"]) for x in rows if x["asked"] == kind and x["threads"] == 1}
+        two = {x["round"]: float(x["alloc_s"]) for x in rows if x["asked"] == kind and x["threads"] == 2}
+        got = ",".join(sorted({x["region"] for x in rows if x["asked"] == kind}))
+        ratios = [two[r] / one[r] for r in one]
+        lo, hi = bootstrap_ci(ratios)
+        print("%-8s %-8s %11.3fs %11.3fs %10.3fx [%.3f, %.3f]" % (kind, got, statistics.median(one.values()),
+              statistics.median(two.values()), statistics.median(ratios), lo, hi))
+    out_dir = os.path.join(a.build, "perf-results")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "region_populate.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=sorted({k for x in rows for k in x}))
         w.writeheader()
         w.writerows(rows)

@@ -71,4 +71,4 @@ add_test(NAME perf_hashtable_on_a_region_reports_the_kind_it_got
   COMMAND sh -c "LD_PRELOAD=$1 \"$2\" --mib 16 --probes-per-thread 1000 --threads 1 --region base"
   sh $<TARGET_FILE:hugepolicy> $<TARGET_FILE:hashtable>)
 set_tests_properties(perf_hashtable_on_a_region_reports_the_kind_it_got PROPERTIES
-  PASS_REGULAR_EXPRESSION "Linux large pages not used\\.\nhashtable .* region=base hugetlb_kb=0 thp_kb=0")
+  PASS_REGULAR_EXPRESSION "Linux large pages not used\\.\nhashtable .* region=base alloc_s=[0-9.]+ hugetlb_kb=0 thp_kb=0")

@@ -3,7 +3,7 @@
  * 1 GiB) of 16-byte entries in 64-byte buckets, cleared once, then random
  * probe-and-store traffic from every thread (the Stockfish shape).
  * usage: hashtable [--mib 1024] [--probes-per-thread 20000000] [--threads 0=all]
- *                  [--region auto|hugetlb|thp|base]
+ *                  [--region auto|hugetlb|thp|base [--populate THREADS]]
  * prints: hashtable mib=M threads=T clear_s=C probe_s=P mprobes_per_s=R hits=H
  * With --region the table is a hugepolicy region of that kind, as Stockfish
  * gets its table from aligned_large_pages_alloc: the program must run under
@@ -11,6 +11,8 @@
  * native), the API is found with dlsym, and the line adds region=KIND
  * (obtained) hugetlb_kb= thp_kb= read back from smaps, after Stockfish's
  * "info string Hash table allocation: ... large pages used/not used".
+ * --populate N: the region is pre-faulted by N threads in the call
+ * (HUGEPOLICY_REGION_POPULATE); alloc_s= is that call alone.
  */
 #define _GNU_SOURCE
 #include "hp_clock.h"
@@ -73,6 +75,8 @@ static int (*region_free)(void *);
 static const char *(*region_kind_name)(int);
 
 /* The table from a region of the kind asked (see the header), or NULL. */
+static int populate_threads;            /* --populate: 0 = touched by clear_table only */
+
 static void *table_region(const char *kind, size_t bytes, struct hugepolicy_region_info *in)
 {
 	static const struct { const char *name; int pages; } kinds[] = {
@@ -96,6 +100,10 @@ static void *table_region(const char *kind, size_t bytes, struct hugepolicy_regi
 		return NULL;
 	}
 	o.pages = kinds[k].pages;
+	if (populate_threads > 0) {
+		o.flags = HUGEPOLICY_REGION_POPULATE;
+		o.threads = (uint32_t)populate_threads;
+	}
 	void *t = region_alloc(bytes, &o);
 	in->size = sizeof *in;
 	if (t)
@@ -119,9 +127,11 @@ int main(int argc, char **argv)
 			threads = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--region") == 0)
 			region = argv[i + 1];
+		else if (strcmp(argv[i], "--populate") == 0)
+			populate_threads = atoi(argv[i + 1]);
 		else {
 			fprintf(stderr, "usage: hashtable [--mib M] [--probes-per-thread N] [--threads T] "
-				"[--region auto|hugetlb|thp|base]\n");
+				"[--region auto|hugetlb|thp|base [--populate THREADS]]\n");
 			return 2;
 		}
 	}
@@ -132,6 +142,7 @@ int main(int argc, char **argv)
 	double t0 = hp_now();
 	table = region ? table_region(region, nbuckets * sizeof(struct bucket), &in)
 		       : malloc(nbuckets * sizeof(struct bucket));
+	double alloc = hp_now() - t0;
 	if (!table || nbuckets == 0) {
 		if (!region || region_alloc)    /* else table_region said why */
 			perror(region ? "hugepolicy_region_alloc" : "malloc");
@@ -159,7 +170,7 @@ int main(int argc, char **argv)
 	printf("hashtable mib=%zu threads=%d clear_s=%.6f probe_s=%.6f mprobes_per_s=%.3f hits=%ld",
 	       mib, threads, clear, probe, (double)probes * threads / probe / 1e6, hits);
 	if (region)
-		printf(" region=%s hugetlb_kb=%llu thp_kb=%llu", region_kind_name(in.kind),
+		printf(" region=%s alloc_s=%.6f hugetlb_kb=%llu thp_kb=%llu", region_kind_name(in.kind), alloc,
 		       (unsigned long long)(in.hugetlb_bytes >> 10), (unsigned long long)(in.thp_bytes >> 10));
 	printf("\n");
 	free(w);
