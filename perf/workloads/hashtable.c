@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	if (region) {
 		region_info(table, &in);        /* what the kernel backs it with now */
 		printf("info string Hash table allocation: Linux large pages %s.\n",
-		       in.hugetlb_bytes || in.thp_bytes ? "used" : "not used");
+		       in.hugetlb_bytes ? "used" : "not used");   /* as region/examples/tt.c: hugetlb */
 	}
 	printf("hashtable mib=%zu threads=%d clear_s=%.6f probe_s=%.6f mprobes_per_s=%.3f hits=%ld",
 	       mib, threads, clear, probe, (double)probes * threads / probe / 1e6, hits);
