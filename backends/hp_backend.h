@@ -113,7 +113,12 @@ void hp_fork_init(int thp_available, int verbose, int copy);
 
 /* ---- blocks >= min_bytes from the hugetlb pool, in front of any backend
  * (hugetlb_large.c); the THP fallback uses thp_large.c, which the caller
- * set up for the same backend first ---- */
+ * set up for the same backend first.  thp_fallback: HP_TLB_FALLBACK_* ---- */
+enum {
+	HP_TLB_FALLBACK_BASE,   /* refused blocks go to the backend as they are */
+	HP_TLB_FALLBACK_THP,    /* ... advised MADV_HUGEPAGE here */
+	HP_TLB_FALLBACK_BELOW,  /* ... to a backend layer that advises them itself */
+};
 void hp_tlb_large_init(const struct hp_alloc_ops *backend, size_t min_bytes, int thp_fallback, int verbose,
 		       struct hp_alloc_ops *out);
 
@@ -140,6 +145,9 @@ void hp_mimalloc_os_nohuge(int on);
  * the backend starts; 0, or the errno of a refused call (the plan is then
  * downgraded and its reasons say so). */
 int hp_thp_switch_apply(struct hp_plan *plan);
+/* After the backend's init: a user's whole-heap THP setting that won
+ * (plan thp_scope ALL) clears the switch hugepolicy set. */
+void hp_thp_switch_after_backend(struct hp_plan *plan);
 /* MADV_NOHUGEPAGE on libhugepolicy's own .bss: first thing at start-up. */
 void hp_thp_own_memory_nohuge(void);
 /* mimalloc_reserve.c: a user's MIMALLOC_RESERVE_* hidden from mimalloc's

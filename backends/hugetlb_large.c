@@ -24,7 +24,7 @@ static atomic_int said_fallback, said_first_block;
 
 static void *fallback(size_t n, void *p)
 {
-	return p && fallback_thp ? hp_thp_large_advise(p, n) : p;
+	return p && fallback_thp == HP_TLB_FALLBACK_THP ? hp_thp_large_advise(p, n) : p;
 }
 
 static void *from_pool(size_t n, size_t align)
@@ -40,7 +40,7 @@ static void *from_pool(size_t n, size_t align)
 	} else if (!atomic_exchange(&said_fallback, 1)) {
 		hp_say("hugetlb: a %zu-byte block could not be taken from the 2 MiB pool: %s (%s); "
 		       "such blocks use %s while the pool says no (said once)", n, hp_tlb_stage_name(why.stage),
-		       strerror(why.err), fallback_thp ? "THP" : "base pages");
+		       strerror(why.err), fallback_thp != HP_TLB_FALLBACK_BASE ? "THP" : "base pages");
 	}
 	errno = saved;
 	return p;

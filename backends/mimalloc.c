@@ -236,7 +236,8 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 			under = &large_ops;
 		}
 		tlb_min = (size_t)plan->hugetlb_min;
-		hp_tlb_large_init(under, tlb_min, 0, plan->verbose, &tlb_ops);
+		hp_tlb_large_init(under, tlb_min, under == &large_ops ? HP_TLB_FALLBACK_BELOW : HP_TLB_FALLBACK_BASE,
+				  plan->verbose, &tlb_ops);
 		*out = &tlb_ops;
 	} else if (large_scope) {
 		large_threshold = (size_t)plan->threshold;

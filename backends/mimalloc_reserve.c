@@ -26,6 +26,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -123,27 +124,47 @@ void hp_mimalloc_reserve_restore(void)
 			*held[i].slot = held[i].orig;
 }
 
+/* what a reservation got: the page layer's record says how much of it is
+ * hugetlb (populated), never the request */
+static void outcome(struct hp_buf *note, const char *what, int rc, uint64_t before)
+{
+	struct hp_tlb_counts c;
+	hp_tlb_counts(HP_TLB_BACKEND, &c);
+	uint64_t tlb = c.pool_bytes > before ? c.pool_bytes - before : 0;
+	hp_buf_printf(note, "%s%s via hugepolicy's mmap: ", note->len ? "; " : "", what);
+	if (rc != 0)
+		hp_buf_printf(note, "not reserved (%s); mimalloc maps ordinary memory on demand", strerror(rc));
+	else if (tlb)
+		hp_buf_printf(note, "reserved, %llu B of it on hugetlb pages (populated)", (unsigned long long)tlb);
+	else
+		hp_buf_printf(note, "reserved on ordinary memory (no hugetlb pages: refused or not asked)");
+}
+
 void hp_mimalloc_reserve_replay(void *handle, struct hp_buf *note)
 {
 	int (*os_memory)(size_t, bool, bool) = (int (*)(size_t, bool, bool))dlsym(handle, "mi_reserve_os_memory");
 	int (*huge_at)(size_t, int, size_t) = (int (*)(size_t, int, size_t))dlsym(handle, "mi_reserve_huge_os_pages_at");
 	int (*huge_il)(size_t, size_t, size_t) =
 		(int (*)(size_t, size_t, size_t))dlsym(handle, "mi_reserve_huge_os_pages_interleave");
+	char what[96];
+	struct hp_tlb_counts c;
 	if (held[RES_HUGE_PAGES].valid && held[RES_HUGE_PAGES].value > 0) {
 		size_t pages = (size_t)held[RES_HUGE_PAGES].value;
 		int rc = ENOENT;
+		hp_tlb_counts(HP_TLB_BACKEND, &c);
 		/* mimalloc's own timeout: 500 ms a page */
 		if (held[RES_HUGE_AT].valid && held[RES_HUGE_AT].value >= 0 && huge_at)
 			rc = huge_at(pages, (int)held[RES_HUGE_AT].value, pages * 500);
 		else if (huge_il)
 			rc = huge_il(pages, 0, pages * 500);
-		hp_buf_printf(note, "%sMIMALLOC_RESERVE_HUGE_OS_PAGES=%zu via hugepolicy's mmap: %s",
-			      note->len ? "; " : "", pages, rc == 0 ? "reserved" : strerror(rc));
+		snprintf(what, sizeof what, "MIMALLOC_RESERVE_HUGE_OS_PAGES=%zu (1 GiB pages)", pages);
+		outcome(note, what, rc, c.pool_bytes);
 	}
 	if (held[RES_OS_MEMORY].valid && held[RES_OS_MEMORY].value > 0) {
 		size_t bytes = (size_t)held[RES_OS_MEMORY].value;
+		hp_tlb_counts(HP_TLB_BACKEND, &c);
 		int rc = os_memory ? os_memory(bytes, true, true) : ENOENT;
-		hp_buf_printf(note, "%sMIMALLOC_RESERVE_OS_MEMORY=%zu B via hugepolicy's mmap: %s",
-			      note->len ? "; " : "", bytes, rc == 0 ? "reserved" : strerror(rc));
+		snprintf(what, sizeof what, "MIMALLOC_RESERVE_OS_MEMORY=%zu B", bytes);
+		outcome(note, what, rc, c.pool_bytes);
 	}
 }

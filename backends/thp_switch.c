@@ -86,3 +86,24 @@ void hp_thp_own_memory_nohuge(void)
 	if (hi > lo)
 		madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
 }
+
+/* After the backend started: a user's whole-heap setting that won over the
+ * plan (MALLOC_CONF opt.thp=always, MIMALLOC_LARGE_OS_PAGES=1: the backend
+ * set thp_scope ALL) must not be starved by hugepolicy's own switch - under
+ * PR_THP_DISABLE_EXCEPT_ADVISED jemalloc's thp:always on an `always` host
+ * advises nothing and got no THP at all, while the report said thp. */
+void hp_thp_switch_after_backend(struct hp_plan *pl)
+{
+	int how = pl->thp_process;
+	if ((how != HP_THP_PROC_DISABLE && how != HP_THP_PROC_EXCEPT_ADVISED) || pl->thp_scope != HP_THP_ALL ||
+	    (pl->pages != HP_PAGES_THP && pl->pages != HP_PAGES_HUGETLB))
+		return;
+	if (prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) != 0)
+		return;
+	pl->thp_process = HP_THP_PROC_CLEAR;
+	pl->thp_small_nohuge = 0;
+	snprintf(pl->thp_small_reason, sizeof pl->thp_small_reason, "whole-heap THP, the backend's own setting");
+	snprintf(pl->thp_process_reason, sizeof pl->thp_process_reason,
+		 "the backend's own whole-heap setting wins (%.120s): %s undone [prctl(PR_SET_THP_DISABLE, 0) done]",
+		 pl->pages_reason, calls[how].call);
+}

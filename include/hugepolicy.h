@@ -44,7 +44,8 @@ struct hugepolicy_stats {
 	char pages_requested[16];   /* HUGEPOLICY_PAGES as parsed: off|thp|hugetlb|auto */
 	char pages_effective[16];   /* after the plan: off|thp|hugetlb          */
 	char config[192];           /* backend configuration read back from the
-	                               backend, e.g. "opt.thp=always opt.metadata_thp=auto" */
+	                               backend, e.g. "opt.thp=always opt.metadata_thp=auto";
+	                               cut at 191 bytes (hugepolicy_report prints it whole) */
 	/* allocator, bytes (jemalloc stats.*) */
 	uint64_t allocated;         /* stats.allocated: bytes in live allocations */
 	uint64_t active;            /* stats.active: bytes in active pages        */

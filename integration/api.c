@@ -147,15 +147,19 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 	int json = (flags & HUGEPOLICY_REPORT_JSON) != 0, first = 0;
 	st.size = sizeof st;
 	hugepolicy_stats(&st);
-	char thp[480];
+	char thp[480], config[512];
 	thp_note(thp, sizeof thp);
+	/* whole: the struct's config[] is cut at 191 bytes */
+	hp_strlcpy(config, st.config, sizeof config);
+	if (hp_rt.backend)
+		hp_rt.backend->describe(config, sizeof config);
 	if (json) {
 		hp_buf_printf(&b, "hugepolicy-stats: {\"backend\":\"%s\",\"pid\":%d", st.backend, (int)getpid());
 		json_text(&b, "program", hp_program());
 		json_text(&b, "pages_requested", st.pages_requested);
 		json_text(&b, "pages", st.pages_effective);
 		json_text(&b, "reason", hp_rt.plan.pages_reason);
-		json_text(&b, "config", st.config);
+		json_text(&b, "config", config);
 		json_text(&b, "thp_switch", thp);
 		hp_buf_printf(&b, ",");
 		first = 1;
@@ -168,7 +172,7 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 		hp_buf_printf(&b, "  %-*s %s (asked %s): ", NAME_W, "pages", st.pages_effective, st.pages_requested);
 		hp_buf_escaped(&b, hp_rt.plan.pages_reason, sizeof text);
 		hp_buf_printf(&b, "\n  %-*s ", NAME_W, "config");
-		hp_buf_escaped(&b, st.config, sizeof text);
+		hp_buf_escaped(&b, config, sizeof text);
 		if (thp[0]) {
 			hp_buf_printf(&b, "\n  %-*s ", NAME_W, "thp_switch");
 			hp_buf_escaped(&b, thp, sizeof text);

@@ -90,6 +90,7 @@ static void start_up(void)
 		hp_say("glibc's allocator cannot be found (%s); allocations fail", strerror(rc));
 		return;                 /* stay on the bootstrap ops */
 	}
+	hp_thp_switch_after_backend(&hp_rt.plan);
 	hp_rt.backend = be;
 	if (hp_rt.plan.reserve && be != &hp_backend_mimalloc)
 		hp_say("HUGEPOLICY_RESERVE is for the mimalloc backend; ignored under %s", be->name);

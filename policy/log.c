@@ -141,6 +141,14 @@ int hp_log_open(int *opened)
 			/* O_NONBLOCK: a FIFO without a reader is ENXIO, not a hang
 			 * before main; cleared again for the write */
 			int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+			if (fd >= 0 && fd <= 2) {
+				/* fd 2 (or 0, 1) was free: the host closed it.  The log
+				 * must not sit there (is_host_fd2 would take it for the
+				 * host's stderr, and the host may open a file there next) */
+				int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+				close(fd);
+				fd = moved;
+			}
 			if (fd >= 0 && is_host_fd2(fd)) {
 				close(fd);      /* /dev/stderr, /proc/self/fd/2: fd 2 is the host's now */
 				return -1;

@@ -12,16 +12,32 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* The kernel's files are regular (procfs, sysfs, cgroupfs): a FIFO would
+ * block the open, a device (a fixture's link to /dev/urandom) never end. */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
 
 int hp_read_small(const char *path, char *buf, size_t cap)
 {
 	if (cap == 0)
 		return -EINVAL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	size_t len = 0;
 	int rc = 0;
 	while (len + 1 < cap) {
@@ -42,7 +58,9 @@ int hp_read_small(const char *path, char *buf, size_t cap)
 int hp_read_line(const char *path, char *buf, size_t cap, const char **why)
 {
 	int n = hp_read_small(path, buf, cap);
-	if (n < 0)
+	if (n == -EINVAL)
+		*why = "not a regular file";    /* open_regular: a FIFO, a device */
+	else if (n < 0)
 		*why = strerrorname_np(-n) ? strerrorname_np(-n) : "cannot be read";
 	else if ((size_t)n + 1 >= cap)
 		*why = "too long", n = -EINVAL;
@@ -58,9 +76,9 @@ int hp_read_lines(const char *path, char *buf, size_t cap,
 {
 	if (cap < 2)
 		return EINVAL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path);
 	if (fd < 0)
-		return errno;
+		return -fd;
 	size_t len = 0;         /* bytes of the current, unfinished line in buf */
 	int skipping = 0;       /* discarding the rest of an overlong line */
 	int rc = 0;

@@ -69,6 +69,7 @@ static int normalise(struct hp_region *r, size_t bytes, const struct hugepolicy_
 HP_REGION_API void *hugepolicy_region_alloc(size_t bytes, const struct hugepolicy_region_options *opt)
 {
 	struct hp_region r;
+	int saved = errno;      /* a region that is made leaves errno as it was */
 	int err = normalise(&r, bytes, opt);
 	if (!err && r.asked == HUGEPOLICY_REGION_AUTO)
 		r.asked = hp_region_os_auto(&r);
@@ -88,6 +89,7 @@ HP_REGION_API void *hugepolicy_region_alloc(size_t bytes, const struct hugepolic
 	if (r.kind != r.asked)
 		atomic_fetch_add(&stepped, 1);
 	hp_region_say(&r, "region");
+	errno = saved;
 	return (void *)r.base;
 }
 

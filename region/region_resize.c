@@ -71,6 +71,10 @@ int hp_region_os_resize(struct hp_region *r, size_t bytes)
 	}
 	if (err)
 		return err;
+	/* what stays mapped past the new size is zero again, so that a later
+	 * grow hands out zero bytes (the header's promise), not the old tail */
+	if (bytes < r->req)
+		memset((unsigned char *)r->base + bytes, 0, (r->req < len ? r->req : len) - bytes);
 	r->len = len;
 	r->req = bytes;
 	forget_resize(r);

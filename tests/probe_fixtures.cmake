@@ -42,3 +42,13 @@ if(HP_PROBE_CLANG)
     COMMAND ${HP_PROBE_CLANG} -std=c11 -Wall -Wextra -Werror -fsyntax-only
       -I${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/policy/cgroup.c)
 endif()
+
+# a fixture tree whose files are a FIFO and a link to /dev/urandom: the
+# probe refuses them instead of blocking on the FIFO or reading forever
+add_test(NAME probe_root_refuses_fifos_and_devices_without_hanging
+  COMMAND sh -c "d=$(mktemp -d) && cp -r \"$1\"/. \"$d\" && ln -sf /dev/urandom \"$d/proc/self/status\" &&
+    rm \"$d/sys/kernel/mm/transparent_hugepage/defrag\" && mkfifo \"$d/sys/kernel/mm/transparent_hugepage/defrag\" &&
+    timeout 20 \"$2\" probe --root \"$d\"; rc=$?; rm -rf \"$d\"; exit $rc"
+  sh ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/thp_madvise $<TARGET_FILE:hugepolicy-cli>)
+set_tests_properties(probe_root_refuses_fifos_and_devices_without_hanging PROPERTIES TIMEOUT 40
+  PASS_REGULAR_EXPRESSION "refused +sys/kernel/mm/transparent_hugepage/defrag: not a regular file\n.*refused +proc/self/status")

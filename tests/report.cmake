@@ -20,3 +20,11 @@ add_test(NAME hugepolicy_log_path_expands_pid_and_resolves_relative_paths COMMAN
 set_tests_properties(hugepolicy_log_path_expands_pid_and_resolves_relative_paths PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME hugepolicy_log_is_refused_in_set_user_id_programs COMMAND ${REPORT_SH} setuid ${CMAKE_BINARY_DIR})
 set_tests_properties(hugepolicy_log_is_refused_in_set_user_id_programs PROPERTIES SKIP_RETURN_CODE 77)
+# the report prints the backend's config whole, past the 192 bytes of
+# struct hugepolicy_stats.config (a reservation's reason was cut mid-word)
+add_test(NAME report_prints_the_config_line_whole
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_pool.sh 8 $<TARGET_FILE:test_report_host>)
+set_tests_properties(report_prints_the_config_line_whole PROPERTIES
+  ENVIRONMENT "HUGEPOLICY_BACKEND=mimalloc;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_RESERVE=1T;HUGEPOLICY_STATS=1"
+  PASS_REGULAR_EXPRESSION "config +mimalloc [^\n]*reservation of 1099511627776 B from the 2 MiB pool failed: [^\n]*\\(Cannot allocate memory\\)\n"
+  RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)

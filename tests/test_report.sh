@@ -77,6 +77,10 @@ log)
 	check "with fd 2 reused, the report still reaches the log" [ "$(grep -c ': report$' "$dir/fd2.log")" -eq 1 ]
 	check "... and the host's file holds only its data" host_data_only "$dir/data"
 
+	HUGEPOLICY_LOG="$dir/closed.log" HUGEPOLICY_VERBOSE=1 HUGEPOLICY_STATS=1 "$host" 2>&-
+	check "with fd 2 closed, every line and the report reach the log" \
+		[ "$(grep -c -e ': backend system (default)$' -e ': report$' "$dir/closed.log")" -eq 2 ]
+
 	HUGEPOLICY_LOG="$dir/no/such/dir/log" HUGEPOLICY_VERBOSE=1 "$host" 2>"$err"
 	cat "$err"
 	check "an unopenable log says so once on stderr" \

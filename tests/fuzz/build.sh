@@ -2,7 +2,7 @@
 # build.sh SRC OUT CC - the libFuzzer targets of tests/fuzz/ into OUT, with
 # clang's -fsanitize=fuzzer,address,undefined.  policy/*.c and
 # backends/pages.c are compiled once; each target links them with
-# --wrap=open,read,close,syscall so that vfs.c serves /proc and /sys.
+# --wrap=open,read,close,fstat,syscall so that vfs.c serves /proc and /sys.
 set -eu
 src=$1
 out=$2
@@ -20,6 +20,6 @@ done
 for t in options probe cgroup smaps escape readlines; do
 	# shellcheck disable=SC2086
 	$cc $cflags $san -fsanitize=fuzzer -o "$out/fuzz_$t.new" "$src/tests/fuzz/fuzz_$t.c" $objs \
-		-Wl,--wrap=open,--wrap=read,--wrap=close,--wrap=syscall
+		-Wl,--wrap=open,--wrap=read,--wrap=close,--wrap=fstat,--wrap=syscall
 	mv "$out/fuzz_$t.new" "$out/fuzz_$t"
 done

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@ int __real_open(const char *path, int flags, ...);
 long __real_syscall(long nr, ...);
 ssize_t __real_read(int fd, void *buf, size_t n);
 int __real_close(int fd);
+int __real_fstat(int fd, struct stat *st);
 
 struct vfile { const char *path; const uint8_t *data; size_t len; };
 
@@ -154,6 +156,19 @@ int __wrap_close(int fd)
 	if (!f)
 		return __real_close(fd);
 	f->used = 0;
+	return 0;
+}
+
+/* a fake file is a regular file (readfile.c refuses anything else), a
+ * fake directory a directory */
+int __wrap_fstat(int fd, struct stat *st)
+{
+	struct ofile *f = fake(fd);
+	if (!f)
+		return __real_fstat(fd, st);
+	memset(st, 0, sizeof *st);
+	st->st_mode = f->dir ? S_IFDIR | 0555 : S_IFREG | 0444;
+	st->st_size = (off_t)f->len;
 	return 0;
 }
 

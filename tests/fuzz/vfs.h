@@ -1,7 +1,7 @@
 /* vfs.h - the files hugepolicy's /proc, /sys and cgroupfs parsers open,
  * served from the fuzz input instead of the machine.
  *
- * The fuzz targets are linked with -Wl,--wrap=open,--wrap=read,--wrap=close,
+ * The fuzz targets are linked with -Wl,--wrap=open,--wrap=read,--wrap=close,--wrap=fstat,
  * --wrap=syscall: every read-only open(2) of an absolute path that policy/
  * and backends/pages.c make (under VFS_ROOT, stripped, in root mode) is
  * answered from the loaded files, never the machine's, with a descriptor
