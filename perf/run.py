@@ -30,6 +30,11 @@ NATIVES = {
     "native-mimalloc": (LIBDIR + "/libmimalloc.so.2", {
         "off": {"MIMALLOC_LARGE_OS_PAGES": "0"},
         "thp": {"MIMALLOC_LARGE_OS_PAGES": "1"}}),
+    # the zero-install peer: glibc 2.35+'s own tunable, no library at all
+    # (1: MADV_HUGEPAGE on its mmap'ed chunks and heap, 2: the hugetlb pool)
+    "native-glibc": (None, {
+        "thp": {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"},
+        "hugetlb": {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=2"}}),
 }
 MODES = ("off", "thp", "hugetlb", "auto")
 STATS_PREFIX = "hugepolicy-stats: "
@@ -104,10 +109,10 @@ def configurations(args):
     for b in args.backends:
         if b in NATIVES:
             lib, conf = NATIVES[b]
-            if not os.path.exists(lib):
+            if lib and not os.path.exists(lib):
                 log("skipping %s: %s missing" % (b, lib))
                 continue
-            configs += [(b, m) for m in modes if m in conf]   # off and thp only
+            configs += [(b, m) for m in modes if m in conf]   # the modes it has
         else:
             configs += [(b, m) for m in modes]
     return configs
@@ -115,10 +120,13 @@ def configurations(args):
 
 def child_command(args, backend, mode, cmd):
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("HUGEPOLICY_", "MIMALLOC_")) and k not in ("MALLOC_CONF", "LD_PRELOAD")}
+           if not k.startswith(("HUGEPOLICY_", "MIMALLOC_"))
+           and k not in ("MALLOC_CONF", "LD_PRELOAD", "GLIBC_TUNABLES")}
     if backend in NATIVES:
         lib, conf = NATIVES[backend]
-        env.update(conf[mode], LD_PRELOAD=lib)
+        env.update(conf[mode])
+        if lib:
+            env["LD_PRELOAD"] = lib
         return cmd, env
     env["HUGEPOLICY_STATS"] = "json"
     if args.plain:

@@ -1,6 +1,7 @@
 """Medians, Markdown tables, CSV and JSON output from a list of run records."""
 import csv
 import json
+import random
 import statistics
 
 RUN_FIELDS = ["workload", "round", "config", "backend", "mode", "ok", "exit_code", "error",
@@ -41,6 +42,29 @@ def paired_ratio(runs, workload, config, baseline, key):
     mine, base = per_round(runs, workload, config, key), per_round(runs, workload, baseline, key)
     ratios = [mine[r] / base[r] for r in mine if r in base and base[r]]
     return statistics.median(ratios) if ratios else None
+
+
+def paired_ci(runs, workload, config, baseline, key, n=2000, seed=1):
+    """(median, lo, hi): the paired ratio of paired_ratio and a bootstrap 95 %
+    interval of that median (rounds resampled with replacement, a fixed
+    seed, so a report is reproducible), or None without a common round."""
+    mine, base = per_round(runs, workload, config, key), per_round(runs, workload, baseline, key)
+    ratios = [mine[r] / base[r] for r in mine if r in base and base[r]]
+    if not ratios:
+        return None
+    rnd = random.Random(seed)
+    meds = sorted(statistics.median(rnd.choices(ratios, k=len(ratios))) for _ in range(n))
+    return statistics.median(ratios), meds[int(0.025 * n)], meds[int(0.975 * n) - 1]
+
+
+def verdict(ci, bound):
+    """'met' when the whole interval is within bound (ratio <= bound),
+    'MISSED' when all of it is beyond, else 'unresolved': never a verdict
+    from noise.  One round gives a zero-width interval: say so."""
+    med, lo, hi = ci
+    if lo == hi:
+        return ("met" if med <= bound else "MISSED") + " (one value: no interval)"
+    return "met" if hi <= bound else "MISSED" if lo > bound else "unresolved"
 
 
 def spread(runs, workload, config, key):

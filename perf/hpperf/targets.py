@@ -8,6 +8,10 @@
 - churn: hugepolicy against the native baseline of the same allocator and
   mode, paired per round.  Target: within 3 %.
 - fresh-buffer: cold/warm <= 3 at every size for the best configuration.
+- glibc's tunable: system/auto no slower than GLIBC_TUNABLES=
+  glibc.malloc.hugetlb=1 (native-glibc/thp), the zero-install peer, on each
+  workload's slowest metric; with a bootstrap 95 % interval and a verdict
+  met / MISSED / unresolved (report.verdict).
 Lower ratios are faster.  Every ratio is a median of per-round ratios.
 """
 import math
@@ -20,6 +24,7 @@ RSS_MORE = 1.10    # auto: at most 10 % more peak RSS
 CHURN_NATIVE = 1.03
 COLD_WARM = 3.0
 RENDER_SPEEDUP = 1.10
+GLIBC_PEER = 1.00
 
 
 def render_geomean(runs, config, baseline):
@@ -123,6 +128,15 @@ def table(runs, workloads, configs, baseline):
                         c, " ".join("%d MiB %.1f" % (s, x) for s, x in sorted(cw[c].items())),
                         _mark(not over) + (" (> %.0f at %s MiB)" % (COLD_WARM, ",".join(map(str, over)))
                                            if over else "")))
+    peer, mine = "native-glibc/thp", "system/auto"
+    if peer in configs and mine in configs:
+        for w in workloads:
+            wm = worst_metric(runs, w, mine, peer)
+            ci = report.paired_ci(runs, w.name, mine, peer, wm[1]) if wm else None
+            if ci:
+                lines.append("| %s / %s, %s <= %.2f | %.3f [%.3f, %.3f]: %s |" % (
+                    mine, peer, wm[1].replace("wall_s", w.name + " wall"), GLIBC_PEER,
+                    ci[0], ci[1], ci[2], report.verdict(ci, GLIBC_PEER)))
     if not lines:
         return ""
     return "\n".join(["| target (ratio to %s unless named) | result |" % baseline, "|---|---|"] + lines)
