@@ -51,6 +51,9 @@ extern const struct hp_backend hp_backend_mimalloc;
  * Returns the bytes that can become huge pages: its 2 MiB-aligned interior
  * (0 if no whole huge page fits, or madvise failed). */
 size_t hp_pages_advise_thp(void *p, size_t len);
+/* MADV_NOHUGEPAGE on the range hp_pages_advise_thp advised: a freed
+ * block's advice taken back. */
+void hp_pages_unadvise_thp(void *p, size_t len);
 
 /* ---- hugetlb mappings that cannot SIGBUS later (hugetlb_pages.c) ---- */
 /* Why a hugetlb mapping was not made: the stage that refused, and errno. */
@@ -77,6 +80,10 @@ int hp_pages_smaps(struct hp_smaps *out);
 /* What the wrapper must know about the backend to advise before first touch. */
 struct hp_thp_large_traits {
 	int calloc_touches;          /* calloc writes every block (mimalloc 2.0) */
+	int withdraw_on_free;        /* the backend reuses a freed big block's pages for
+				      * small blocks (mimalloc 2.0): free takes the advice
+				      * back (MADV_NOHUGEPAGE), or khugepaged would make
+				      * those sparse pages huge again */
 	int realloc_keeps_advice;    /* growing a block >= threshold keeps its advised
 				      * pages (glibc: mremap of an mmapped chunk) */
 	int (*grow_in_place)(void *p, size_t n);   /* 1: p now holds n bytes; NULL: none */
@@ -86,6 +93,13 @@ struct hp_thp_large_traits {
  * touch; free and usable_size stay the backend's.  Call once at start-up. */
 void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_large_traits *t,
 		       size_t min_bytes, int verbose, struct hp_alloc_ops *out);
+/* withdraw_on_free: the same ops with a free that takes a big block's
+ * advice back, for a layer that copies them (hugetlb_large.c in front);
+ * the dispatcher gets them by hp_dispatch_swap at the first advice. */
+const struct hp_alloc_ops *hp_thp_large_with_free(void);
+/* integration/init.c: the dispatcher calls `to` instead of `from` from now
+ * on (nothing if it does not call `from`: another layer is in front). */
+void hp_dispatch_swap(const struct hp_alloc_ops *from, const struct hp_alloc_ops *to);
 /* Advise [p, p+n) when n >= min_bytes; returns p (NULL stays NULL). */
 void *hp_thp_large_advise(void *p, size_t n);
 

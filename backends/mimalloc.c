@@ -229,20 +229,20 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 		hp_mimalloc_reserve_replay(h, &(struct hp_buf){ user_reserve_note, sizeof user_reserve_note, 0 });
 	if (plan->pages == HP_PAGES_HUGETLB && !pool_allowed) {
 		/* mi_calloc zeroes every block: advised first where THP is on */
-		static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1 };
+		static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1, .withdraw_on_free = 1 };
 		const struct hp_alloc_ops *under = &mi_ops;
 		if (plan->thp_available) {
 			hp_thp_large_init(&mi_ops, &mi_traits, (size_t)plan->hugetlb_min, plan->verbose, &large_ops);
-			under = &large_ops;
+			under = hp_thp_large_with_free();       /* the pool layer copies it */
 		}
 		tlb_min = (size_t)plan->hugetlb_min;
-		hp_tlb_large_init(under, tlb_min, under == &large_ops ? HP_TLB_FALLBACK_BELOW : HP_TLB_FALLBACK_BASE,
+		hp_tlb_large_init(under, tlb_min, under != &mi_ops ? HP_TLB_FALLBACK_BELOW : HP_TLB_FALLBACK_BASE,
 				  plan->verbose, &tlb_ops);
 		*out = &tlb_ops;
 	} else if (large_scope) {
 		large_threshold = (size_t)plan->threshold;
 		/* mi_calloc zeroes every block, fresh from the kernel or not */
-		static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1 };
+		static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1, .withdraw_on_free = 1 };
 		hp_thp_large_init(&mi_ops, &mi_traits, large_threshold, plan->verbose, &large_ops);
 		*out = &large_ops;
 	}

@@ -35,6 +35,21 @@ size_t hp_pages_advise_thp(void *p, size_t len)
 	return rc == 0 ? (size_t)(hi - lo) : 0;
 }
 
+void hp_pages_unadvise_thp(void *p, size_t len)
+{
+	/* the range hp_pages_advise_thp advised: the block's base pages.  A
+	 * partial page at an end shared with a neighbour is outside that
+	 * neighbour's 2 MiB-aligned interior, so its huge pages are not touched */
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t first = (uintptr_t)p & ~(page - 1);
+	uintptr_t last = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+	if (last <= first)
+		return;
+	int saved = errno;
+	madvise((void *)first, last - first, MADV_NOHUGEPAGE);
+	errno = saved;
+}
+
 void hp_pages_unmap(void *p, size_t len)
 {
 	int saved = errno;

@@ -27,6 +27,8 @@
  */
 #include "hp_backend.h"
 
+#include <pthread.h>
+
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -37,10 +39,112 @@ static size_t threshold = 4u * HP_MIB;
 static int verbose;
 static atomic_int said_first_advice;
 
+/* withdraw_on_free: the advised blocks now live, an open-addressing set of
+ * addresses (0 empty, 1 deleted).  A free looks only while it is not empty;
+ * inserts and deletes take the lock, lookups do not (a lookup that races a
+ * rebuild may miss: that block then keeps its advice, nothing worse). */
+#define ADVISED_CAP 4096u
+#define DELETED ((uintptr_t)1)
+static _Atomic uintptr_t advised[ADVISED_CAP];
+static atomic_int n_advised;
+static unsigned n_deleted;              /* under the lock */
+static pthread_mutex_t advised_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned slot_of(uintptr_t a)
+{
+	return (unsigned)((a >> 12) * 0x9E3779B97F4A7C15ull >> 52) & (ADVISED_CAP - 1);
+}
+
+static void put_locked(uintptr_t a)
+{
+	unsigned s = slot_of(a), free_slot = ADVISED_CAP;
+	for (unsigned i = 0; i < ADVISED_CAP; i++, s = (s + 1) & (ADVISED_CAP - 1)) {
+		uintptr_t v = atomic_load_explicit(&advised[s], memory_order_relaxed);
+		if (v == a)
+			return;                 /* advised again (realloc in place) */
+		if (v == DELETED && free_slot == ADVISED_CAP)
+			free_slot = s;
+		if (v == 0) {
+			if (free_slot == ADVISED_CAP)
+				free_slot = s;
+			break;
+		}
+	}
+	if (free_slot == ADVISED_CAP)
+		return;                         /* full: this block keeps its advice */
+	if (atomic_load_explicit(&advised[free_slot], memory_order_relaxed) == DELETED)
+		n_deleted--;
+	atomic_store_explicit(&advised[free_slot], a, memory_order_release);
+	atomic_fetch_add(&n_advised, 1);
+}
+
+/* The ops the dispatcher calls: `published` (free is the backend's own, the
+ * hot path untouched) until the first block is advised, then `with_free`,
+ * whose free looks the block up (hp_dispatch_swap: one atomic store). */
+static const struct hp_alloc_ops *published;
+static struct hp_alloc_ops with_free;
+static atomic_int swapped;
+
+static void remember(void *p)
+{
+	pthread_mutex_lock(&advised_lock);
+	put_locked((uintptr_t)p);
+	pthread_mutex_unlock(&advised_lock);
+	if (!atomic_load_explicit(&swapped, memory_order_relaxed) && !atomic_exchange(&swapped, 1))
+		hp_dispatch_swap(published, &with_free);
+}
+
+/* Under the lock, after a delete: no deleted marks left to walk past. */
+static void tidy_locked(void)
+{
+	static uintptr_t live[ADVISED_CAP];
+	if (n_deleted < ADVISED_CAP / 4 && atomic_load(&n_advised) > 0)
+		return;
+	unsigned n = 0;
+	for (unsigned i = 0; i < ADVISED_CAP; i++) {
+		uintptr_t v = atomic_load_explicit(&advised[i], memory_order_relaxed);
+		if (v > DELETED)
+			live[n++] = v;
+		atomic_store_explicit(&advised[i], 0, memory_order_relaxed);
+	}
+	atomic_store(&n_advised, 0);
+	n_deleted = 0;
+	for (unsigned i = 0; i < n; i++)
+		put_locked(live[i]);
+}
+
+/* 1 if p was an advised block (now forgotten) */
+static int forget(void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	if (atomic_load_explicit(&n_advised, memory_order_acquire) == 0)
+		return 0;
+	for (unsigned i = 0, s = slot_of(a); i < ADVISED_CAP; i++, s = (s + 1) & (ADVISED_CAP - 1)) {
+		uintptr_t v = atomic_load_explicit(&advised[s], memory_order_acquire);
+		if (v == 0)
+			return 0;
+		if (v != a)
+			continue;
+		pthread_mutex_lock(&advised_lock);
+		int mine = atomic_load_explicit(&advised[s], memory_order_relaxed) == a;
+		if (mine) {
+			atomic_store_explicit(&advised[s], DELETED, memory_order_relaxed);
+			atomic_fetch_sub(&n_advised, 1);
+			n_deleted++;
+			tidy_locked();
+		}
+		pthread_mutex_unlock(&advised_lock);
+		return mine;
+	}
+	return 0;
+}
+
 void *hp_thp_large_advise(void *p, size_t n)
 {
 	if (p && n >= threshold) {
 		size_t advised = hp_pages_advise_thp(p, n);
+		if (traits.withdraw_on_free && advised)
+			remember(p);
 		if (verbose && !atomic_exchange(&said_first_advice, 1))
 			hp_say("THP: first block of %zu bytes: %zu bytes can be huge pages (MADV_HUGEPAGE)%s", n,
 			       advised, advised ? "" : " (madvise refused or no aligned 2 MiB inside)");
@@ -75,10 +179,19 @@ static void *large_calloc(size_t c, size_t n)
 	return p && c * n >= threshold ? hp_thp_large_advise(p, c * n) : p;
 }
 
+static void large_free(void *p)
+{
+	if (p && forget(p))
+		hp_pages_unadvise_thp(p, inner.usable_size(p));
+	inner.free(p);
+}
+
 static void *large_realloc(void *p, size_t n)
 {
 	if (p == NULL)
 		return large_malloc(n);
+	if (traits.withdraw_on_free && forget(p))
+		hp_pages_unadvise_thp(p, inner.usable_size(p));   /* advised again below if it stays big */
 	if (n < threshold)
 		return inner.realloc(p, n);
 	size_t old = inner.usable_size(p);
@@ -90,7 +203,7 @@ static void *large_realloc(void *p, size_t n)
 	if (!q)
 		return NULL;                    /* p untouched, errno from the backend */
 	memcpy(q, p, old);
-	inner.free(p);
+	inner.free(p);          /* its advice is taken back above */
 	return q;
 }
 
@@ -106,4 +219,12 @@ void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_l
 	out->calloc = large_calloc;
 	out->realloc = large_realloc;
 	out->memalign = large_memalign;
+	published = out;
+	with_free = *out;
+	with_free.free = large_free;
+}
+
+const struct hp_alloc_ops *hp_thp_large_with_free(void)
+{
+	return &with_free;
 }

@@ -42,6 +42,13 @@ static const struct hp_backend *const backends[HP_BACKEND_COUNT] = {
 	[HP_BACKEND_MIMALLOC] = &hp_backend_mimalloc,
 };
 
+void hp_dispatch_swap(const struct hp_alloc_ops *from, const struct hp_alloc_ops *to)
+{
+	const struct hp_alloc_ops *expected = from;
+	atomic_compare_exchange_strong_explicit(&hp_current, &expected, to, memory_order_acq_rel,
+						memory_order_acquire);
+}
+
 static const char *env_get(const char *name)
 {
 	return getenv(name);    /* glibc getenv does not allocate */

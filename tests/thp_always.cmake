@@ -57,3 +57,13 @@ set(T mimalloc_user_large_os_pages_wins_on_a_thp_always_host_under_off)
 add_test(NAME ${T} COMMAND ${THP_ALWAYS} $<TARGET_FILE:test_thp_always> thp)
 set_tests_properties(${T} PROPERTIES RESOURCE_LOCK "thp_enabled;hugetlb_pool" SKIP_RETURN_CODE 77
   ENVIRONMENT "HUGEPOLICY_BACKEND=mimalloc;HUGEPOLICY_PAGES=off;MIMALLOC_LARGE_OS_PAGES=1")
+
+# huge-page advice does not outlive its block (issue 8 item 4): small blocks
+# that reuse a freed big block's pages carry no MADV_HUGEPAGE
+add_executable(test_advice_withdrawn test_advice_withdrawn.c)
+target_link_libraries(test_advice_withdrawn PRIVATE hugepolicy)
+foreach(B ${BACKENDS})
+  add_test(NAME ${B}_auto_takes_the_advice_back_when_a_big_block_is_freed COMMAND test_advice_withdrawn ${B})
+  set_tests_properties(${B}_auto_takes_the_advice_back_when_a_big_block_is_freed PROPERTIES
+    ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=auto")
+endforeach()
