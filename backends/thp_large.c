@@ -42,8 +42,12 @@ static atomic_int said_first_advice;
 /* withdraw_on_free: the advised blocks now live, an open-addressing set of
  * addresses (0 empty, 1 deleted).  A free looks only while it is not empty;
  * inserts and deletes take the lock, lookups do not (a lookup that races a
- * rebuild may miss: that block then keeps its advice, nothing worse). */
-#define ADVISED_CAP 4096u
+ * rebuild may miss: that block then keeps its advice, nothing worse).  The
+ * set is kept at most half full, live and deleted slots together, so that a
+ * lookup of a block that is not there ends at an empty slot in a few steps;
+ * beyond ADVISED_CAP / 2 live advised blocks (8192: 32 GiB of 4 MiB blocks)
+ * a new block is not tracked and keeps its advice after free (README). */
+#define ADVISED_CAP 16384u             /* 1 << 14 */
 #define DELETED ((uintptr_t)1)
 static _Atomic uintptr_t advised[ADVISED_CAP];
 static atomic_int n_advised;
@@ -52,11 +56,18 @@ static pthread_mutex_t advised_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static unsigned slot_of(uintptr_t a)
 {
-	return (unsigned)((a >> 12) * 0x9E3779B97F4A7C15ull >> 52) & (ADVISED_CAP - 1);
+	/* Fibonacci hashing: the top log2(ADVISED_CAP) = 14 bits of the product */
+	return (unsigned)((a >> 12) * 0x9E3779B97F4A7C15ull >> (64 - 14)) & (ADVISED_CAP - 1);
 }
+
+static void tidy_locked(int force);
 
 static void put_locked(uintptr_t a)
 {
+	if ((unsigned)atomic_load(&n_advised) + n_deleted >= ADVISED_CAP / 2)
+		tidy_locked(1);                 /* drop the deleted marks */
+	if ((unsigned)atomic_load(&n_advised) >= ADVISED_CAP / 2)
+		return;                         /* half full: this block keeps its advice */
 	unsigned s = slot_of(a), free_slot = ADVISED_CAP;
 	for (unsigned i = 0; i < ADVISED_CAP; i++, s = (s + 1) & (ADVISED_CAP - 1)) {
 		uintptr_t v = atomic_load_explicit(&advised[s], memory_order_relaxed);
@@ -94,23 +105,24 @@ static void remember(void *p)
 		hp_dispatch_swap(published, &with_free);
 }
 
-/* Under the lock, after a delete: no deleted marks left to walk past. */
-static void tidy_locked(void)
+/* Under the lock: rebuild without deleted marks when they are many, when
+ * the set is empty, or when forced. */
+static void tidy_locked(int force)
 {
-	static uintptr_t live[ADVISED_CAP];
-	if (n_deleted < ADVISED_CAP / 4 && atomic_load(&n_advised) > 0)
+	static uintptr_t live[ADVISED_CAP / 2];
+	if (!force && n_deleted < ADVISED_CAP / 8 && atomic_load(&n_advised) > 0)
 		return;
 	unsigned n = 0;
 	for (unsigned i = 0; i < ADVISED_CAP; i++) {
 		uintptr_t v = atomic_load_explicit(&advised[i], memory_order_relaxed);
-		if (v > DELETED)
+		if (v > DELETED && n < ADVISED_CAP / 2)
 			live[n++] = v;
 		atomic_store_explicit(&advised[i], 0, memory_order_relaxed);
 	}
 	atomic_store(&n_advised, 0);
 	n_deleted = 0;
 	for (unsigned i = 0; i < n; i++)
-		put_locked(live[i]);
+		put_locked(live[i]);    /* n < ADVISED_CAP / 2: no recursion */
 }
 
 /* 1 if p was an advised block (now forgotten) */
@@ -131,7 +143,7 @@ static int forget(void *p)
 			atomic_store_explicit(&advised[s], DELETED, memory_order_relaxed);
 			atomic_fetch_sub(&n_advised, 1);
 			n_deleted++;
-			tidy_locked();
+			tidy_locked(0);
 		}
 		pthread_mutex_unlock(&advised_lock);
 		return mine;
@@ -186,12 +198,25 @@ static void large_free(void *p)
 	inner.free(p);
 }
 
+static void *realloc_advised(void *p, size_t n);
+
 static void *large_realloc(void *p, size_t n)
 {
 	if (p == NULL)
 		return large_malloc(n);
-	if (traits.withdraw_on_free && forget(p))
-		hp_pages_unadvise_thp(p, inner.usable_size(p));   /* advised again below if it stays big */
+	if (traits.withdraw_on_free && forget(p)) {
+		size_t had = inner.usable_size(p);
+		hp_pages_unadvise_thp(p, had);  /* advised again below if it stays big */
+		void *q = realloc_advised(p, n);
+		if (!q)
+			hp_thp_large_advise(p, had);    /* failed: the block the caller keeps is as it was */
+		return q;
+	}
+	return realloc_advised(p, n);
+}
+
+static void *realloc_advised(void *p, size_t n)
+{
 	if (n < threshold)
 		return inner.realloc(p, n);
 	size_t old = inner.usable_size(p);
@@ -205,6 +230,14 @@ static void *large_realloc(void *p, size_t n)
 	memcpy(q, p, old);
 	inner.free(p);          /* its advice is taken back above */
 	return q;
+}
+
+/* A fork while another thread held the set's lock: the child's copy of the
+ * lock is free again (no prepare handler: a signal handler that forks must
+ * not wait for it; the set may miss an entry, which only keeps an advice). */
+static void child_unlock(void)
+{
+	pthread_mutex_init(&advised_lock, NULL);
 }
 
 void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_large_traits *t,
@@ -222,6 +255,8 @@ void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_l
 	published = out;
 	with_free = *out;
 	with_free.free = large_free;
+	if (traits.withdraw_on_free)
+		pthread_atfork(NULL, NULL, child_unlock);
 }
 
 const struct hp_alloc_ops *hp_thp_large_with_free(void)

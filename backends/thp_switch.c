@@ -104,6 +104,6 @@ void hp_thp_switch_after_backend(struct hp_plan *pl)
 	pl->thp_small_nohuge = 0;
 	snprintf(pl->thp_small_reason, sizeof pl->thp_small_reason, "whole-heap THP, the backend's own setting");
 	snprintf(pl->thp_process_reason, sizeof pl->thp_process_reason,
-		 "the backend's own whole-heap setting wins (%.120s): %s undone [prctl(PR_SET_THP_DISABLE, 0) done]",
-		 pl->pages_reason, calls[how].call);
+		 "the backend's own whole-heap setting wins (%.60s): %s undone [prctl(PR_SET_THP_DISABLE, 0) done]",
+		 pl->pages_reason, how == HP_THP_PROC_DISABLE ? "PR_SET_THP_DISABLE" : "PR_THP_DISABLE_EXCEPT_ADVISED");
 }

@@ -106,7 +106,8 @@ static void default_size(struct hp_probe *p, const char *root)
 		return;
 	int rc = hp_read_lines(path, line, sizeof line, meminfo_line, &size);
 	if (rc && rc != ENOENT)
-		hp_probe_problem(p, "proc/meminfo", rc == EINVAL ? "truncated (no newline)" : "cannot be read");
+		hp_probe_problem(p, "proc/meminfo", rc == EINVAL ? "truncated (no newline)"
+				 : rc == ESPIPE ? "not a regular file" : "cannot be read");
 	if (size == 1)
 		hp_probe_problem(p, "proc/meminfo", "Hugepagesize is not '<power of two> kB'");
 	p->default_huge = size > 1 ? size : 0;

@@ -171,7 +171,8 @@ void hp_probe_process(struct hp_probe *p, const char *root)
 	if (hp_probe_path(path, sizeof path, root, "proc/self/status") == 0) {
 		int rc = hp_read_lines(path, line, sizeof line, status_line, &enabled);
 		if (rc && rc != ENOENT)
-			hp_probe_problem(p, "proc/self/status", rc == EINVAL ? "truncated (no newline)" : "cannot be read");
+			hp_probe_problem(p, "proc/self/status", rc == EINVAL ? "truncated (no newline)"
+					 : rc == ESPIPE ? "not a regular file" : "cannot be read");
 	}
 	if (enabled == -2)
 		hp_probe_problem(p, "proc/self/status", "THP_enabled is not 0 or 1");

@@ -26,7 +26,7 @@ static int open_regular(const char *path)
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return -EINVAL;
+		return -ESPIPE;         /* not EINVAL: that says "truncated" to callers */
 	}
 	return fd;
 }
@@ -58,8 +58,8 @@ int hp_read_small(const char *path, char *buf, size_t cap)
 int hp_read_line(const char *path, char *buf, size_t cap, const char **why)
 {
 	int n = hp_read_small(path, buf, cap);
-	if (n == -EINVAL)
-		*why = "not a regular file";    /* open_regular: a FIFO, a device */
+	if (n == -ESPIPE)
+		*why = "not a regular file";    /* open_regular: a FIFO, a device, a directory */
 	else if (n < 0)
 		*why = strerrorname_np(-n) ? strerrorname_np(-n) : "cannot be read";
 	else if ((size_t)n + 1 >= cap)

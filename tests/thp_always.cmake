@@ -67,3 +67,8 @@ foreach(B ${BACKENDS})
   set_tests_properties(${B}_auto_takes_the_advice_back_when_a_big_block_is_freed PROPERTIES
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=auto")
 endforeach()
+foreach(M many realloc-fail)
+  add_test(NAME mimalloc_auto_advice_set_${M} COMMAND test_advice_withdrawn mimalloc ${M})
+  set_tests_properties(mimalloc_auto_advice_set_${M} PROPERTIES
+    ENVIRONMENT "HUGEPOLICY_BACKEND=mimalloc;HUGEPOLICY_PAGES=auto")
+endforeach()
