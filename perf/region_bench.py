@@ -15,6 +15,7 @@ populate the table with 1 and with 2 threads, per kind (alloc_s).
 Results: BUILD/perf-results/region_bench.csv (or region_populate.csv).
 """
 import argparse
+import contextlib
 import csv
 import os
 import random
@@ -45,6 +46,23 @@ def run_one(build, kind, mib, probes, populate=0):
     raise RuntimeError("hashtable --region %s: rc %d: %s" % (kind, out.returncode, out.stderr.strip()))
 
 
+def table_pool(mib):
+    """The pool pages a MIB table needs, added for the with-block and given
+    back as a delta (hpperf.hugetlb); without root, nothing (hugetlb runs
+    fall back and say so).  Yields (pages granted, why not or None)."""
+    why = hugetlb.can_reserve()
+    return hugetlb.pool(mib // 2 + 8) if why is None else contextlib.nullcontext(0), why
+
+
+def write_csv(build, name, rows):
+    out_dir = os.path.join(build, "perf-results")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, name), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=sorted({k for x in rows for k in x}))
+        w.writeheader()
+        w.writerows(rows)
+
+
 def bootstrap_ci(values, n=2000, seed=1):
     rnd = random.Random(seed)
     meds = sorted(statistics.median(rnd.choices(values, k=len(values))) for _ in range(n))
@@ -62,11 +80,8 @@ def main():
     if a.populate:
         return populate(a)
     rows = []
-    pages = a.mib // 2 + 8
-    why = hugetlb.can_reserve()
-    ctx = hugetlb.pool(pages) if why is None else None
-    granted = ctx.__enter__() if ctx else 0
-    try:
+    pool, why = table_pool(a.mib)
+    with pool as granted:
         print("pool: +%d pages of 2 MiB%s" % (granted, "" if why is None else " (%s)" % why))
         for r in range(a.rounds):
             order = KINDS[:]
@@ -77,9 +92,6 @@ def main():
                 rows.append(f)
                 print("round %d %-7s got %-7s %8s Mprobes/s clear %s s" %
                       (r, kind, f["region"], f["mprobes_per_s"], f["clear_s"]), flush=True)
-    finally:
-        if ctx:
-            ctx.__exit__(None, None, None)
     base = {x["round"]: float(x["mprobes_per_s"]) for x in rows if x["asked"] == "base"}
     print("\n%-8s %-8s %14s %10s %24s" % ("asked", "got", "Mprobes/s med", "clear med", "ratio vs base [95% CI]"))
     for kind in KINDS:
@@ -90,23 +102,15 @@ def main():
         ratios = [float(x["mprobes_per_s"]) / base[x["round"]] for x in mine]
         lo, hi = bootstrap_ci(ratios)
         print("%-8s %-8s %14.2f %9.3fs %10.3fx [%.3f, %.3f]" % (kind, got, mp, cl, statistics.median(ratios), lo, hi))
-    out_dir = os.path.join(a.build, "perf-results")
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "region_bench.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=sorted({k for x in rows for k in x}))
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(a.build, "region_bench.csv", rows)
     return 0
 
 
 def populate(a):
     """alloc_s of a populated region, 1 vs 2 threads, per kind, interleaved."""
     rows = []
-    why = hugetlb.can_reserve()
-    ctx = hugetlb.pool(a.mib // 2 + 8) if why is None else None
-    if ctx:
-        ctx.__enter__()
-    try:
+    pool, _ = table_pool(a.mib)
+    with pool:
         for r in range(a.rounds):
             cells = [(k, t) for k in KINDS for t in (1, 2)]
             random.Random(r).shuffle(cells)
@@ -114,9 +118,6 @@ def populate(a):
                 f = run_one(a.build, kind, a.mib, 1000, populate=threads)
                 f.update(round=r, asked=kind, threads=threads)
                 rows.append(f)
-    finally:
-        if ctx:
-            ctx.__exit__(None, None, None)
     print("%-8s %-8s %12s %12s %22s" % ("asked", "got", "1 thread", "2 threads", "2 vs 1 [95% CI]"))
     for kind in KINDS:
         one = {x["round"]: float(x["alloc_s"]) for x in rows if x["asked"] == kind and x["threads"] == 1}
@@ -126,12 +127,7 @@ def populate(a):
         lo, hi = bootstrap_ci(ratios)
         print("%-8s %-8s %11.3fs %11.3fs %10.3fx [%.3f, %.3f]" % (kind, got, statistics.median(one.values()),
               statistics.median(two.values()), statistics.median(ratios), lo, hi))
-    out_dir = os.path.join(a.build, "perf-results")
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "region_populate.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=sorted({k for x in rows for k in x}))
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(a.build, "region_populate.csv", rows)
     return 0
 
 

@@ -12,6 +12,7 @@
  *         caller still owns. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "smaps_vma.h"
 
 #include <hugepolicy.h>
 #include <errno.h>
@@ -23,22 +24,8 @@ enum { BIG = 8 << 20, NSMALL = 1024, SMALL = 48 << 10 };
 /* 1 if the mapping holding p has VmFlags "hg", 0 if not, -1 if not found */
 static int advised(const void *p)
 {
-	FILE *f = fopen("/proc/self/smaps", "r");
 	char line[512];
-	int in = 0, hg = -1;
-	uintptr_t a = (uintptr_t)p;
-	while (f && fgets(line, sizeof line, f)) {
-		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
-			in = a >= lo && a < hi;
-		} else if (in && strncmp(line, "VmFlags:", 8) == 0) {
-			hg = strstr(line, " hg") != NULL;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return hg;
+	return smaps_vma_field(p, "VmFlags:", line, sizeof line) ? strstr(line, " hg") != NULL : -1;
 }
 
 /* mappings in the process with VmFlags "hg" */

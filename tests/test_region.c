@@ -5,6 +5,7 @@
  * the test's own: the info struct must say what the kernel says. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "region_info_of.h"
 #include "hugepolicy.h"
 
 #include <errno.h>
@@ -47,15 +48,6 @@ static struct sm smaps_of(const void *p, size_t len)
 	if (f)
 		fclose(f);
 	return s;
-}
-
-static struct hugepolicy_region_info info_of(const void *p)
-{
-	struct hugepolicy_region_info in;
-	memset(&in, 0, sizeof in);
-	in.size = sizeof in;
-	CHECK(hugepolicy_region_info(p, &in) == 0);
-	return in;
 }
 
 /* The info struct equals what smaps says for the range (region_info_matches_smaps). */

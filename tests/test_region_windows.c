@@ -4,21 +4,13 @@
  * falls back to plain pages and says why, strict mode fails with an errno,
  * and the data written reads back (also across a resize). */
 #include "check.h"
+#include "region_info_of.h"
 #include "hugepolicy.h"
 
 #include <errno.h>
 #include <string.h>
 
 #define MiB ((size_t)1 << 20)
-
-static struct hugepolicy_region_info info_of(const void *p)
-{
-	struct hugepolicy_region_info in;
-	memset(&in, 0, sizeof in);
-	in.size = sizeof in;
-	CHECK(hugepolicy_region_info(p, &in) == 0);
-	return in;
-}
 
 int main(void)
 {

@@ -13,6 +13,7 @@
  *         the kernel's THP, which hugepolicy cannot advise. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "smaps_vma.h"
 
 #include <hugepolicy.h>
 #include <stdint.h>
@@ -24,23 +25,8 @@ enum { NSMALL = 1024, SMALL = 64 << 10, BIG = 8 << 20, HUGE_BUF = 256 << 20 };
 /* AnonHugePages (kB) of the mapping that holds p, or -1 */
 static long vma_anon_huge(const void *p)
 {
-	FILE *f = fopen("/proc/self/smaps", "r");
 	char line[512];
-	int in = 0;
-	long kb = -1;
-	uintptr_t a = (uintptr_t)p;
-	while (f && fgets(line, sizeof line, f)) {
-		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
-			in = a >= lo && a < hi;
-		} else if (in && strncmp(line, "AnonHugePages:", 14) == 0) {
-			kb = atol(line + 14);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return kb;
+	return smaps_vma_field(p, "AnonHugePages:", line, sizeof line) ? atol(line + 14) : -1;
 }
 
 static long process_anon_huge(void)
