@@ -187,6 +187,11 @@ int hpje_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size
  * later (RLIMIT_AS/RLIMIT_DATA, strict overcommit); the describe note. */
 void hp_jemalloc_arenas_prepare(void);
 void hp_jemalloc_arenas_describe(struct hp_buf *b);
+/* jemalloc_huge_arena.c: the oversize arena (blocks >= threshold under
+ * auto) made now and given the ordinary arenas' decay, so freed big blocks
+ * are reused instead of faulted in again; the describe note. */
+void hp_jemalloc_huge_arena_keep(size_t threshold);
+void hp_jemalloc_huge_arena_describe(struct hp_buf *b);
 extern const char *hpje_malloc_conf;
 #pragma GCC visibility pop
 

@@ -99,6 +99,7 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 		large_scope = 1;
 		large_threshold = (size_t)plan->threshold;
 		hp_thp_large_init(&hp_jemalloc_ops, &je_traits, large_threshold, plan->verbose, &large_ops);
+		hp_jemalloc_huge_arena_keep(large_threshold);
 		*ops = &large_ops;
 	} else if (plan->pages == HP_PAGES_HUGETLB) {
 		/* the pool's fallback is THP on those blocks, advised as in auto */
@@ -128,6 +129,7 @@ static void jemalloc_describe(char *buf, size_t cap)
 		hpje_mallctl("opt.oversize_threshold", &v, &len, NULL, 0);
 		hp_buf_printf(&b, " opt.oversize_threshold=%zu, MADV_HUGEPAGE on blocks >= %zu B", v,
 			      large_threshold);
+		hp_jemalloc_huge_arena_describe(&b);
 	}
 	if (tlb_min)
 		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool", tlb_min);
