@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpperf import chart, hugetlb, machine, report, targets, workloads  # noqa: E402
+from hpperf import chart, hugetlb, machine, method, quiet, report, settle, targets, workloads  # noqa: E402
 from hpperf.measure import run_measured  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -27,6 +27,11 @@ NATIVES = {
     "native-jemalloc": (LIBDIR + "/libjemalloc.so.2", {
         "off": {"MALLOC_CONF": "thp:never,metadata_thp:disabled"},
         "thp": {"MALLOC_CONF": "thp:always,metadata_thp:auto"}}),
+    # jemalloc 5.3's hugepage-aware allocator (Debian's libjemalloc2 has it:
+    # opt.hpa reads back true); its default 10 s hugify delay would keep
+    # every run shorter than that on base pages, so 0
+    "native-jemalloc-hpa": (LIBDIR + "/libjemalloc.so.2", {
+        "thp": {"MALLOC_CONF": "hpa:true,hpa_hugify_delay_ms:0,metadata_thp:auto"}}),
     "native-mimalloc": (LIBDIR + "/libmimalloc.so.2", {
         "off": {"MIMALLOC_LARGE_OS_PAGES": "0"},
         "thp": {"MIMALLOC_LARGE_OS_PAGES": "1"}}),
@@ -59,7 +64,21 @@ def parse_args(argv):
                    help="default: all, native baselines included")
     p.add_argument("--modes", type=csv_list(MODES), default=["off", "thp", "auto"],
                    help="default off,thp,auto; hugetlb needs root (the runner sets the pool)")
-    p.add_argument("--repeat", type=int, default=5, help="rounds (default 5)")
+    p.add_argument("--repeat", default="5",
+                   help="rounds (default 5), or auto: per workload, rounds until the 95 %% "
+                        "intervals of its key ratios are within --ci-width, at most --max-repeat")
+    p.add_argument("--max-repeat", type=int, default=15, help="--repeat auto: most rounds (15)")
+    p.add_argument("--ci-width", type=float, default=0.02,
+                   help="--repeat auto: largest half-width of a key ratio's interval (0.02 = 2 %%)")
+    p.add_argument("--settle", action=argparse.BooleanOptionalAction, default=True,
+                   help="before every run (root): sync, drop caches, compact memory (default on)")
+    p.add_argument("--drop-caches", type=int, choices=(0, 1, 2, 3), default=1,
+                   help="value written to drop_caches when settling (default 1: page cache)")
+    p.add_argument("--require-quiet", action="store_true",
+                   help="refuse to start when the machine is not quiet (default: warn)")
+    p.add_argument("--quiet-cpus", type=float, default=quiet.OTHERS_MAX,
+                   help="other processes' CPUs above which the machine is not quiet (%.2f)"
+                        % quiet.OTHERS_MAX)
     q = p.add_mutually_exclusive_group()
     q.add_argument("--quick", dest="quality", action="store_const", const="quick")
     q.add_argument("--full", dest="quality", action="store_const", const="full")
@@ -81,8 +100,17 @@ def parse_args(argv):
     p.add_argument("--hugetlb-pages", type=int, help="2 MiB pages to add in hugetlb mode "
                    "(default: per workload)")
     args = p.parse_args(argv)
-    if args.repeat < 1:
-        p.error("--repeat must be >= 1")
+    if args.repeat != "auto":
+        try:
+            args.repeat = int(args.repeat)
+        except ValueError:
+            p.error("--repeat must be a number of rounds or auto")
+        if args.repeat < 1:
+            p.error("--repeat must be >= 1")
+    if args.max_repeat < 3:
+        p.error("--max-repeat must be >= 3")
+    if not 0 < args.ci_width < 1:
+        p.error("--ci-width must be a fraction between 0 and 1")
     if not 0 < args.timeout < float("inf"):
         p.error("--timeout must be a number of seconds > 0")
     if not 0 < args.interval < float("inf"):
@@ -151,23 +179,29 @@ def run_one(args, wl, backend, mode, rnd, out_dir):
     cmd, env = child_command(args, backend, mode,
                              wl.command(config.replace("/", "-"), out_dir))
     pool = None
+    settle_s = settle.settle(args.drop_caches) if args.settle else None
+    free_2m = settle.free_2m_blocks()
+    driver = getattr(wl, "driver", None)
     if mode == "hugetlb":
         want = args.hugetlb_pages if args.hugetlb_pages is not None else wl.hugetlb_pages()
         with hugetlb.pool(want) as pool:
             if pool < want:
                 log("  note: asked for %d hugetlb pages, kernel granted %d" % (want, pool))
-            m = run_measured(cmd, env, args.timeout, args.interval)
+            m = run_measured(cmd, env, args.timeout, args.interval, driver)
     else:
-        m = run_measured(cmd, env, args.timeout, args.interval)
+        m = run_measured(cmd, env, args.timeout, args.interval, driver)
     stats = hp_stats(m["stderr"])
     run = {k: v for k, v in m.items() if k not in ("stdout", "stderr")}
     run.update(workload=wl.name, round=rnd, config=config, backend=backend, mode=mode,
                hugetlb_pool_pages=pool, metrics={}, info={}, error="",
+               settle_s=settle_s, free_2m_blocks=free_2m,
                hp_stats=stats, hp_pages=(stats or {}).get("pages"),
                hp_reason=(stats or {}).get("reason"))
-    run["ok"] = m["exit_code"] == 0 and not m["timed_out"]
+    run["ok"] = m["exit_code"] == 0 and not m["timed_out"] and not m.get("driver_error")
     if m["timed_out"]:
         run["error"] = "timed out after %g s" % args.timeout
+    elif m.get("driver_error"):
+        run["error"] = m["driver_error"]
     elif m["exit_code"] != 0:
         run["error"] = "exit code %d" % m["exit_code"]
     else:
@@ -192,8 +226,8 @@ def save_logs(out_dir, name, config, rnd, m):
             f.write(m[ext])
 
 
-def progress(i, n, run, repeat):
-    head = "[%d/%d] %s r%d/%d %-16s" % (i, n, run["workload"], run["round"], repeat, run["config"])
+def progress(i, n, run, repeat, quiet_cpus):
+    head = "[%d/%s] %s r%d/%s %-16s" % (i, n, run["workload"], run["round"], repeat, run["config"])
     if not run["ok"]:
         log("%s FAIL: %s" % (head, run["error"]))
         for line in run.get("stderr_tail", [])[-10:]:
@@ -202,8 +236,10 @@ def progress(i, n, run, repeat):
     got = " got=%s" % run["hp_pages"] if run["hp_pages"] and run["hp_pages"] != run["mode"] else ""
     times = " ".join("%s=%.3fs" % (k.split(" ", 1)[1].replace(" ", ""), v)
                      for k, v in run["metrics"].items())
-    log("%s ok wall=%.2fs rss=%.0fMiB huge=%.0fMiB%s | %s" % (
-        head, run["wall_s"], run["maxrss_mib"], run["peak_huge_mib"], got, times))
+    busy = quiet.busy_reason(run, quiet_cpus)
+    log("%s ok wall=%.2fs cpu=%.2fs rss=%.0fMiB huge=%.0fMiB%s | %s%s" % (
+        head, run["wall_s"], run["cpu_s"], run["maxrss_mib"], run["peak_huge_mib"], got, times,
+        "  [NOT QUIET: %s]" % busy if busy else ""))
 
 
 def on_sigterm(signum, frame):
@@ -213,13 +249,15 @@ def on_sigterm(signum, frame):
 def write_outputs(out_dir, cfg, facts, runs, wls, names):
     """Tables (stdout and tables.md), targets, SVG, CSV, JSON of one run."""
     baseline = "system/off" if "system/off" in names else names[0]
-    title = "hugepolicy perf (%s, %d round(s)%s) — ratio to %s" % (
+    title = "hugepolicy perf (%s, %s round(s)%s) — ratio to %s" % (
         cfg["quality"], cfg["repeat"], ", PLAIN: no hugepolicy" if cfg["plain"] else "", baseline)
-    parts = ["## " + title, machine.summary(facts),
+    parts = ["## " + title, machine.summary(facts), method.summary(cfg, runs),
              report.timing_table(runs, wls, names, baseline),
              report.spread_table(runs, wls, names), report.resource_table(runs, wls, names)]
     if any(w.name == "fresh-buffer" for w in wls):
         parts.append(report.cold_warm_table(runs, names))
+    if any(w.name == "redis" for w in wls):
+        parts.append(report.info_table(runs, "redis", names, " rps", "redis requests/s (median)"))
     goals = targets.table(runs, wls, names, baseline)
     if goals:
         parts.append(goals)
@@ -231,7 +269,8 @@ def write_outputs(out_dir, cfg, facts, runs, wls, names):
         f.write(text + "\n")
     report.write_csv(os.path.join(out_dir, "runs.csv"), runs, wls)
     cfg = dict(cfg, baseline=baseline)
-    report.write_json(os.path.join(out_dir, "results.json"), cfg, facts, runs, wls, names, baseline)
+    extra = {"quiet": method.quiet_json(cfg, runs), "rounds": cfg.get("precision") or {}}
+    report.write_json(os.path.join(out_dir, "results.json"), cfg, facts, runs, wls, names, baseline, extra)
     for wl in wls:
         means = [r["info"]["image_mean"] for r in runs
                  if r["workload"] == wl.name and "image_mean" in r.get("info", {})]
@@ -284,6 +323,16 @@ def main(argv=None):
     if not wls or not configs:
         log("error: nothing to run")
         return 2
+    start_sample, busy = quiet.check_now(1.0, args.quiet_cpus)
+    if busy and args.require_quiet:
+        log("error: the machine is not quiet (%s): --require-quiet, so nothing is run" % busy)
+        return 2
+    settle_why = settle.can_settle() if args.settle else "--no-settle"
+    if args.settle and settle_why:
+        log("warning: memory is not settled before runs (%s); the runs go on" % settle_why)
+        args.settle = False
+    if busy:
+        log("warning: the machine is not quiet (%s); each run records others' CPU" % busy)
     out_dir = os.path.abspath(args.out or os.path.join(
         REPO, "perf", "results", time.strftime("%Y%m%d-%H%M%S")))
     try:
@@ -295,30 +344,54 @@ def main(argv=None):
 
     hp = None if args.plain else args.hugepolicy
     facts = machine.info(hp, getattr(wls[-1], "blender", None))
-    total = len(wls) * args.repeat * len(configs)
-    log("%s: %d runs (%s, %s rounds) -> %s" % ("PLAIN (no hugepolicy)" if args.plain else
-        args.hugepolicy, total, args.quality, args.repeat, out_dir))
-    runs, i = [], 0
+    auto = args.repeat == "auto"
+    most = args.max_repeat if auto else args.repeat
+    mine = {}   # workload -> its configurations (a host may rule some peers out)
+    for wl in wls:
+        not_for = getattr(wl, "not_for", {})
+        mine[wl.name] = [c for c in configs if c[0] not in not_for]
+        for b in sorted({c[0] for c in configs if c[0] in not_for}):
+            log("skipping %s for %s: %s" % (b, wl.name, not_for[b]))
+    total = sum(len(c) for c in mine.values()) * most
+    shown = ("<=%d" % total) if auto else total
+    log("%s: %s runs (%s, %s rounds%s) -> %s" % ("PLAIN (no hugepolicy)" if args.plain else
+        args.hugepolicy, shown, args.quality, args.repeat,
+        ", at most %d, until key intervals are within ±%.1f %%" % (most, 100 * args.ci_width)
+        if auto else "", out_dir))
+    runs, i, interrupted, precision = [], 0, False, {}
     try:
         for wl in wls:
-            for rnd in range(1, args.repeat + 1):
+            t0, wl_names = time.monotonic(), ["%s/%s" % c for c in mine[wl.name]]
+            for rnd in range(1, most + 1):
                 # A run leaves memory more or less fragmented for the next
                 # (a hugetlb run hands 1 GiB of free 2 MiB blocks back, so
                 # whatever runs next faults THP without compaction): shuffle
                 # the order per round (seeded, so reruns repeat it) so that
                 # this turns into noise instead of a bias for one column.
-                order = list(configs)
+                order = list(mine[wl.name])
                 if args.order == "shuffled":
                     random.Random("%s/%d" % (wl.name, rnd)).shuffle(order)
                 for backend, mode in order:
                     i += 1
                     runs.append(run_one(args, wl, backend, mode, rnd, out_dir))
-                    progress(i, total, runs[-1], args.repeat)
+                    progress(i, shown, runs[-1], ("<=%d" % most) if auto else most, args.quiet_cpus)
+                hw, widest = targets.precision(runs, wl, wl_names)
+                precision[wl.name] = {"rounds": rnd, "seconds": round(time.monotonic() - t0, 1),
+                                      "half_width": hw, "widest": widest}
+                if auto and rnd >= 3 and hw is not None and hw <= args.ci_width:
+                    break
+            if auto:
+                log("%s: %d rounds, %.0f s; widest key interval %s" % (
+                    wl.name, rnd, time.monotonic() - t0,
+                    "±%.1f %% (%s)" % (100 * hw, widest) if hw is not None else widest))
     except KeyboardInterrupt:
+        interrupted = True
         log("interrupted: reporting the %d runs done" % len(runs))
 
     cfg = {k: v for k, v in vars(args).items()}
-    cfg.update(configurations=names, workloads=[w.name for w in wls])
+    cfg.update(configurations=names, workloads=[w.name for w in wls], precision=precision,
+               settle_why=settle_why, quiet_start=busy,
+               quiet_start_sample=start_sample)
     write_outputs(out_dir, cfg, facts, runs, wls, names)
     failed = [r for r in runs if not r["ok"]]
     log("results: %s (runs.csv, results.json, tables.md)" % out_dir)
@@ -326,7 +399,7 @@ def main(argv=None):
         log("%d run(s) failed:" % len(failed))
         for r in failed:
             log("  %s r%d %s: %s" % (r["workload"], r["round"], r["config"], r["error"]))
-    return 1 if failed or len(runs) < total else 0
+    return 1 if failed or interrupted else 0
 
 
 if __name__ == "__main__":

@@ -127,5 +127,98 @@ with tempfile.TemporaryDirectory() as d:
     else:
         print("skip: gnuplot not installed: no SVG")
 
+    check("| deform cpu |" in r.stdout and "| deform wall |" in r.stdout, "run.py: CPU time row beside wall time")
+    check(all(abs(x["cpu_s"] - x["user_s"] - x["sys_s"]) < 1e-6 for x in doc["runs"]),
+          "run.py: cpu_s = user + sys from wait4")
+    check(all(x["others_cpus"] is not None and x["others_cpus"] >= 0 for x in doc["runs"])
+          and isinstance(doc.get("quiet", {}).get("busy_runs"), int),
+          "run.py: other processes' CPU recorded per run and summarised in the JSON")
+    with open(os.path.join(d, "runs.csv")) as fh:
+        header = fh.readline().strip().split(",")
+    check({"cpu_s", "others_cpus", "settle_s", "free_2m_blocks"} <= set(header), "run.py: CSV has cpu_s and the settling/quiet columns")
+    if os.geteuid() == 0:
+        check(all(x["settle_s"] is not None and x["free_2m_blocks"] is not None for x in doc["runs"]),
+              "run.py: memory settled (sync, drop_caches, compact_memory) before every run as root")
+    else:
+        check("memory is not settled" in r.stderr and all(x["settle_s"] is None for x in doc["runs"]),
+              "run.py: not root: one warning, runs go on unsettled")
+        print("skip: settling needs root")
+
+
+def runner(args, timeout=900):
+    return subprocess.run([sys.executable, os.path.join(repo, "perf", "run.py"), "--build", build] + args,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+# --require-quiet: no machine has other processes below 0 CPUs, so it refuses
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "never")
+    r = runner(["--workloads", "deform", "--backends", "system", "--modes", "off", "--repeat", "1",
+                "--require-quiet", "--quiet-cpus", "0", "--out", out])
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 2 and len(lines) == 1 and "not quiet" in lines[0] and not os.path.exists(out),
+          "run.py --require-quiet: refuses to start with one line when the machine is not quiet")
+
+# --repeat auto: rounds until the key ratios' intervals are narrow, at most --max-repeat
+with tempfile.TemporaryDirectory() as d:
+    r = runner(["--workloads", "deform", "--backends", "system", "--modes", "off,thp,auto",
+                "--repeat", "auto", "--max-repeat", "3", "--no-settle", "--out", d])
+    with open(os.path.join(d, "results.json")) as fh:
+        doc = json.load(fh)
+    p = doc["rounds"].get("deform", {})
+    check(r.returncode == 0 and p.get("rounds") == 3 and len(doc["runs"]) == 9 and p.get("seconds", 0) > 0,
+          "run.py --repeat auto: rounds and their time recorded per workload, capped by --max-repeat")
+    check(re.search(r"\| deform: system/auto / system/(off|thp) \(auto vs best static\), deform frames <= 1.03 \| "
+                    r"[0-9.]+ \[[0-9.]+, [0-9.]+\]", r.stdout) is not None,
+          "run.py: auto against the backend's best static mode, with a 95 % interval")
+
+# the new peer and hosts, where installed
+jemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
+sys.path.insert(0, os.path.join(repo, "perf"))
+sys.dont_write_bytecode = True       # no __pycache__ in the source tree
+import run as perf_run  # noqa: E402
+if os.path.exists(jemalloc):
+    conf = perf_run.NATIVES["native-jemalloc-hpa"][1]["thp"]["MALLOC_CONF"]
+    env = dict(os.environ, LD_PRELOAD=jemalloc, MALLOC_CONF=conf + ",stats_print:true")
+    r = subprocess.run([os.path.join(perf, "churn"), "--ops-per-thread", "20000", "--threads", "2"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    check(r.returncode == 0 and "opt.hpa: true" in r.stderr and "HPA shard stats" in r.stderr,
+          "native-jemalloc-hpa: Debian's jemalloc takes hpa:true and reports its HPA shards")
+else:
+    print("skip: libjemalloc2 not installed")
+hosts = []
+if os.access("/usr/bin/redis-server", os.X_OK) and shutil.which("redis-benchmark"):
+    hosts.append("redis")
+else:
+    print("skip: redis host: apt-get install redis-server redis-tools")
+if shutil.which("gcc") and os.path.exists("/usr/share/duktape/duktape.c"):
+    hosts.append("gcc-duktape")
+else:
+    print("skip: gcc-duktape host: apt-get install duktape-dev")
+if hosts:
+    with tempfile.TemporaryDirectory() as d:
+        r = runner(["--workloads", ",".join(hosts), "--backends", "system,native-jemalloc-hpa,native-glibc",
+                    "--modes", "off,thp", "--repeat", "1", "--no-settle", "--out", d])
+        print(r.stdout[-1500:])
+        with open(os.path.join(d, "results.json")) as fh:
+            doc = json.load(fh)
+        for h in hosts:
+            mine = [x for x in doc["runs"] if x["workload"] == h]
+            check(r.returncode == 0 and mine and all(x["ok"] and x["cpu_s"] > 0 for x in mine),
+                  "%s: every configuration ran and reported" % h)
+        if "redis" in hosts:
+            red = [x for x in doc["runs"] if x["workload"] == "redis"]
+            check(sorted(x["config"] for x in red) == ["native-jemalloc-hpa/thp", "system/off", "system/thp"]
+                  and "skipping native-glibc for redis" in r.stderr,
+                  "redis: the glibc tunable peer is skipped (redis links jemalloc)")
+            check(all(x["metrics"]["redis SET 64B"] > 0 and 0 < x["metrics"]["redis GET 4KiB p99"] < 10
+                      and x["info"]["redis SET 64B rps"] > 0 and x["maxrss_mib"] > 20 for x in red),
+                  "redis: requests/s, p99 latency and the server's peak RSS per configuration")
+        if "gcc-duktape" in hosts:
+            cc = [x for x in doc["runs"] if x["workload"] == "gcc-duktape"]
+            check(len(cc) == 4 and all(0 < x["metrics"]["gcc-duktape parse"] <= x["metrics"]["gcc-duktape total"]
+                                       for x in cc),
+                  "gcc-duktape: cc1's -ftime-report phases per configuration, glibc tunable included")
+
 print("test_perf_quick: %d failed" % len(failures))
 sys.exit(1 if failures else 0)

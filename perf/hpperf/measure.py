@@ -10,6 +10,8 @@ import tempfile
 import threading
 import time
 
+from . import quiet
+
 HUGE_FIELDS = ("AnonHugePages", "Shared_Hugetlb", "Private_Hugetlb")
 TAIL_LINES = 20
 
@@ -91,9 +93,17 @@ def _read_all(f):
     return f.read().decode("utf-8", "replace")
 
 
-def run_measured(cmd, env=None, timeout=None, interval=0.1):
-    """Run cmd; return a dict of measurements plus captured stdout/stderr."""
+def run_measured(cmd, env=None, timeout=None, interval=0.1, driver=None):
+    """Run cmd; return a dict of measurements plus captured stdout/stderr.
+
+    driver: for a server host, called as driver(pid) once the process is
+    started; it drives the server (a benchmark client, not measured: only
+    the server's tree is) and makes it exit, and returns its own output,
+    which is appended to stdout for the workload's parser.  If it raises,
+    the server is killed and the error is in stderr."""
+    driven, driver_error = "", ""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        snap = quiet.snapshot()
         start = time.monotonic()
         try:
             proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
@@ -111,6 +121,12 @@ def run_measured(cmd, env=None, timeout=None, interval=0.1):
             timer = threading.Timer(timeout, kill)
             timer.start()
         try:
+            if driver:
+                try:
+                    driven = driver(proc.pid)
+                except Exception as exc:  # the run fails, the suite goes on
+                    driver_error = "driver: %s" % exc
+                    proc.kill()
             _, status, ru = os.wait4(proc.pid, 0)
         except BaseException:
             proc.kill()
@@ -123,13 +139,21 @@ def run_measured(cmd, env=None, timeout=None, interval=0.1):
                 timer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
         sampler.join()
-        stdout, stderr = _read_all(out), _read_all(err)
+        stdout, stderr = _read_all(out) + driven, _read_all(err)
+        if driver_error:
+            stderr += "\n" + driver_error
+    busy = quiet.others(snap, quiet.snapshot())
     return {
         "exit_code": proc.returncode,
         "timed_out": bool(timed_out),
+        "driver_error": driver_error,
         "wall_s": wall,
         "user_s": ru.ru_utime,
         "sys_s": ru.ru_stime,
+        "cpu_s": ru.ru_utime + ru.ru_stime,
+        "others_cpus": busy["others_cpus"],
+        "steal_cpus": busy["steal_cpus"],
+        "load1": busy["load1"],
         "minflt": ru.ru_minflt,
         "majflt": ru.ru_majflt,
         "maxrss_mib": ru.ru_maxrss / 1024.0,

@@ -19,6 +19,7 @@ class Povray:
     def __init__(self, scene, quality):
         self.scene = scene
         self.name = "povray-" + scene
+        self.main_metric = "%s trace" % self.name
         self.pov = os.path.join(EXAMPLES, self.SCENES[scene])
         self.quality = quality
         self.povray = shutil.which("povray")

@@ -5,9 +5,10 @@ import random
 import statistics
 
 RUN_FIELDS = ["workload", "round", "config", "backend", "mode", "ok", "exit_code", "error",
-              "wall_s", "user_s", "sys_s", "minflt", "majflt", "maxrss_mib", "hwm_rss_mib", "peak_huge_mib",
+              "wall_s", "cpu_s", "user_s", "sys_s", "minflt", "majflt", "maxrss_mib", "hwm_rss_mib", "peak_huge_mib",
               "peak_anon_huge_mib", "peak_hugetlb_mib", "smaps_samples", "hugetlb_pool_pages",
-              "hp_pages", "hp_reason"]
+              "hp_pages", "hp_reason",
+              "others_cpus", "steal_cpus", "load1", "settle_s", "free_2m_blocks"]
 
 # second-table rows: (label suffix, run field, format)
 RESOURCE_ROWS = [("peak huge MiB", "peak_huge_mib", "%.0f"),
@@ -52,9 +53,36 @@ def paired_ci(runs, workload, config, baseline, key, n=2000, seed=1):
     ratios = [mine[r] / base[r] for r in mine if r in base and base[r]]
     if not ratios:
         return None
-    rnd = random.Random(seed)
-    meds = sorted(statistics.median(rnd.choices(ratios, k=len(ratios))) for _ in range(n))
+    key = (tuple(ratios), n, seed)
+    if key not in _CI_CACHE:
+        _CI_CACHE[key] = _bootstrap(ratios, n, seed)
+    return _CI_CACHE[key]
+
+
+_CI_CACHE = {}
+
+
+def _bootstrap(ratios, n, seed):
+    # one choices() call draws the same values, in the same order, as n
+    # calls of k each (and statistics.median of a chunk is the mean of its
+    # middle pair), in a fraction of the time: the tables ask for thousands
+    k, rnd = len(ratios), random.Random(seed)
+    draws = rnd.choices(ratios, k=k * n)
+    lo, hi = (k - 1) // 2, k // 2
+    meds = []
+    for i in range(0, k * n, k):
+        chunk = sorted(draws[i:i + k])
+        meds.append(chunk[lo] if lo == hi else (chunk[lo] + chunk[hi]) / 2)
+    meds.sort()
     return statistics.median(ratios), meds[int(0.025 * n)], meds[int(0.975 * n) - 1]
+
+
+def half_width(ci):
+    """Half the width of a paired_ci interval, relative to its median
+    (0.02 = +-2 %), or None for a single round (no interval)."""
+    if not ci or ci[1] == ci[2] or not ci[0]:
+        return None
+    return (ci[2] - ci[1]) / 2 / ci[0]
 
 
 def verdict(ci, bound):
@@ -74,8 +102,10 @@ def spread(runs, workload, config, key):
 
 
 def time_rows(workload):
-    """(row label, key) pairs for the timing table of one workload."""
-    return [(m, m) for m in workload.metrics()] + [("%s wall" % workload.name, "wall_s")]
+    """(row label, key) pairs for the timing table of one workload: its own
+    clocks, then the process's wall and CPU (user+sys) time."""
+    return [(m, m) for m in workload.metrics()] + [("%s wall" % workload.name, "wall_s"),
+                                                   ("%s cpu" % workload.name, "cpu_s")]
 
 
 def fmt_seconds(s):
@@ -102,7 +132,8 @@ def _table(header, rows):
 
 
 def timing_table(runs, workloads, configs, baseline):
-    """Cells: median seconds (median of per-round ratios to the baseline)."""
+    """Cells: median seconds (median of per-round ratios to the baseline,
+    +- the half-width of its bootstrap 95 % interval when rounds allow)."""
     rows = []
     for w in workloads:
         for label, key in time_rows(w):
@@ -112,8 +143,11 @@ def timing_table(runs, workloads, configs, baseline):
                 if med is None:
                     row.append(_empty(failed, total))
                     continue
+                ci = paired_ci(runs, w.name, c, baseline, key) if c != baseline else None
+                hw = half_width(ci)
                 ratio = paired_ratio(runs, w.name, c, baseline, key)
-                ratio = " (%.2f×)" % ratio if ratio is not None else ""
+                ratio = (" (%.2f×%s)" % (ratio, " ±%.0f%%" % (100 * hw) if hw is not None else "")
+                         if ratio is not None else "")
                 row.append("%s%s%s" % (fmt_seconds(med), ratio, _fail_mark(failed, total)))
             rows.append(row)
     return _table(["metric (median, ratio to %s)" % baseline] + configs, rows)
@@ -155,10 +189,12 @@ def medians(runs, workloads, configs, baseline=None):
             out[w.name][k] = {}
             for c in configs:
                 mm = spread(runs, w.name, c, k)
+                ci = paired_ci(runs, w.name, c, baseline, k) if baseline else None
                 out[w.name][k][c] = {
                     "median": cell_stats(runs, w.name, c, k)[0],
                     "min": mm[0] if mm else None, "max": mm[1] if mm else None,
-                    "ratio": paired_ratio(runs, w.name, c, baseline, k) if baseline else None}
+                    "ratio": paired_ratio(runs, w.name, c, baseline, k) if baseline else None,
+                    "ratio_ci95": [ci[1], ci[2]] if ci else None}
     return out
 
 
@@ -174,13 +210,30 @@ def write_csv(path, runs, workloads):
                         + [r.get("info", {}).get(k, "") for k in info_cols])
 
 
-def write_json(path, config, machine, runs, workloads, configs, baseline=None):
+def write_json(path, config, machine, runs, workloads, configs, baseline=None, extra=None):
     doc = {"config": config, "machine": machine, "configurations": configs,
            "baseline": baseline, "runs": runs,
            "medians": medians(runs, workloads, configs, baseline)}
+    doc.update(extra or {})
     with open(path, "w") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")
+
+
+def info_table(runs, workload, configs, suffix, title):
+    """Medians of a workload's info values whose names end in suffix (e.g.
+    redis' ' rps'), one row per value, '' when there are none."""
+    names = sorted({k for r in runs if r["workload"] == workload and r["ok"]
+                    for k in r.get("info", {}) if k.endswith(suffix)})
+    rows = []
+    for n in names:
+        row = [n]
+        for c in configs:
+            vals = [r["info"][n] for r in runs if r["workload"] == workload and r["config"] == c
+                    and r["ok"] and n in r.get("info", {})]
+            row.append("%.0f" % statistics.median(vals) if vals else "–")
+        rows.append(row)
+    return _table([title] + configs, rows) if rows else ""
 
 
 def cold_warm_table(runs, configs):

@@ -40,6 +40,7 @@ class Program:
 class Deform(Program):
     """Per frame: a fresh ~50 MB positions array, copy, deform, free."""
     name = "deform"
+    main_metric = "deform frames"
     exe_name = "deform"
     args = {"quick": ["--mib", "50", "--frames", "10"], "full": ["--mib", "50", "--frames", "40"]}
 
@@ -57,6 +58,7 @@ class Deform(Program):
 class Hashtable(Program):
     """A chess engine's transposition table: clear, then random probe+store."""
     name = "hashtable"
+    main_metric = "hashtable probes"
     exe_name = "hashtable"
     args = {"quick": ["--mib", "256", "--probes-per-thread", "2000000"],
             "full": ["--mib", "1024", "--probes-per-thread", "20000000"]}
@@ -76,6 +78,7 @@ class Hashtable(Program):
 class FirstTouch(Program):
     """One large array first touched by all threads in interleaved chunks."""
     name = "first-touch"
+    main_metric = "first-touch elapsed"
     exe_name = "first_touch"
     args = {"quick": ["--mib", "256"], "full": ["--mib", "2048"]}
 
@@ -94,6 +97,7 @@ class FirstTouch(Program):
 class Churn(Program):
     """Allocation-heavy threads, 16 B - 64 KiB mix: the dispatch cost shows here."""
     name = "churn"
+    main_metric = "churn ops"
     exe_name = "churn"
     args = {"quick": ["--ops-per-thread", "1000000"], "full": ["--ops-per-thread", "10000000"]}
 

@@ -12,12 +12,18 @@
   glibc.malloc.hugetlb=1 (native-glibc/thp), the zero-install peer, on each
   workload's slowest metric; with a bootstrap 95 % interval and a verdict
   met / MISSED / unresolved (report.verdict).
+- auto against the backend's best static mode: for every backend with an
+  auto column, auto / the fastest of its off, thp, hugetlb columns (by
+  median) on each workload's main metric (workloads.main_metric), with a
+  bootstrap 95 % interval and a verdict (bound 1.03), and the same ratio of
+  CPU time (user+sys).  These, the churn and the glibc-peer ratios are the
+  key ratios: --repeat auto adds rounds until their intervals are narrow.
 Lower ratios are faster.  Every ratio is a median of per-round ratios.
 """
 import math
 import statistics
 
-from . import report
+from . import report, workloads as wlreg
 
 SLOWER = 1.01      # auto: at most 1 % slower
 RSS_MORE = 1.10    # auto: at most 10 % more peak RSS
@@ -25,6 +31,8 @@ CHURN_NATIVE = 1.03
 COLD_WARM = 3.0
 RENDER_SPEEDUP = 1.10
 GLIBC_PEER = 1.00
+AUTO_STATIC = 1.03  # auto within 3 % of the backend's best static mode
+STATIC = ("off", "thp", "hugetlb")
 
 
 def render_geomean(runs, config, baseline):
@@ -63,6 +71,75 @@ def cold_warm(runs, config):
         if cold is not None and warm:
             out[size] = cold / warm
     return out
+
+
+def best_static(runs, workload, backend, configs, key):
+    """The backend's static column with the lowest median on key, or None."""
+    meds = {}
+    for m in STATIC:
+        c = "%s/%s" % (backend, m)
+        if c in configs:
+            med = report.cell_stats(runs, workload.name, c, key)[0]
+            if med is not None:
+                meds[c] = med
+    return min(meds, key=meds.get) if meds else None
+
+
+def key_ratios(runs, workload, configs):
+    """[(label, config, reference, key, bound)]: the ratios a workload's
+    verdicts rest on, the ones --repeat auto narrows."""
+    out = []
+    main = wlreg.main_metric(workload)
+    ran = {r["config"] for r in runs if r["workload"] == workload.name}   # not_for skips some
+    configs = [c for c in configs if c in ran]
+    for c in configs:
+        backend, mode = c.rsplit("/", 1)
+        if mode != "auto" or backend.startswith("native-"):
+            continue
+        ref = best_static(runs, workload, backend, configs, main)
+        if ref:
+            out.append(("auto vs best static", c, ref, main, AUTO_STATIC))
+    if workload.name == "churn":
+        for c in configs:
+            if "native-" + c in configs:
+                out.append(("hugepolicy vs native", c, "native-" + c, "churn ops", CHURN_NATIVE))
+    if "native-glibc/thp" in configs and "system/auto" in configs:
+        out.append(("vs glibc tunable", "system/auto", "native-glibc/thp", main, GLIBC_PEER))
+    return out
+
+
+def precision(runs, workload, configs):
+    """(widest half-width of the key ratios' intervals, its label) or
+    (None, why) when some key ratio has no interval yet (< 2 rounds)."""
+    worst = (0.0, "no key ratio")
+    for label, c, ref, key, _ in key_ratios(runs, workload, configs):
+        hw = report.half_width(report.paired_ci(runs, workload.name, c, ref, key))
+        if hw is None:
+            return None, "%s / %s: no interval yet" % (c, ref)
+        if hw >= worst[0]:
+            worst = (hw, "%s / %s %s" % (c, ref, key.replace("wall_s", "wall")))
+    return worst
+
+
+def ci_lines(runs, workloads, configs):
+    """Targets table rows: each key ratio (and auto's CPU-time ratio) with
+    its interval and verdict."""
+    lines = []
+    for w in workloads:
+        for label, c, ref, key, bound in key_ratios(runs, w, configs):
+            if label == "vs glibc tunable":
+                continue      # its own rows above, on the slowest metric
+            keys = [key] + (["cpu_s"] if label == "auto vs best static" and key != "cpu_s" else [])
+            for k in keys:
+                ci = report.paired_ci(runs, w.name, c, ref, k)
+                if not ci:
+                    continue
+                hw = report.half_width(ci)
+                name = k.replace("wall_s", w.name + " wall").replace("cpu_s", w.name + " cpu")
+                lines.append("| %s: %s / %s (%s), %s <= %.2f | %.3f [%.3f, %.3f]%s: %s |" % (
+                    w.name, c, ref, label, name, bound, ci[0], ci[1], ci[2],
+                    " ±%.1f %%" % (100 * hw) if hw is not None else "", report.verdict(ci, bound)))
+    return lines
 
 
 def _mark(ok):
@@ -137,6 +214,7 @@ def table(runs, workloads, configs, baseline):
                 lines.append("| %s / %s, %s <= %.2f | %.3f [%.3f, %.3f]: %s |" % (
                     mine, peer, wm[1].replace("wall_s", w.name + " wall"), GLIBC_PEER,
                     ci[0], ci[1], ci[2], report.verdict(ci, GLIBC_PEER)))
+    lines += ci_lines(runs, workloads, configs)
     if not lines:
         return ""
     return "\n".join(["| target (ratio to %s unless named) | result |" % baseline, "|---|---|"] + lines)

@@ -8,7 +8,9 @@ import os
 import re
 import shutil
 
+from .compiler import GccDuktape
 from .povray import Povray
+from .redis import Redis
 from .render import Render
 from .synthetic import CLASSES as SYNTHETIC
 
@@ -21,6 +23,7 @@ class FreshBuffer:
     """malloc + fill + free at each size: the first round is cold (every page a
     first touch), the median of the others warm (what the allocator reuses)."""
     name = "fresh-buffer"
+    main_metric = "wall_s"
     SIZES = (1, 4, 16, 32, 33, 64, 256)
     ITERS = {"quick": 8, "full": 12}
 
@@ -69,6 +72,7 @@ class BlenderCycles:
     def __init__(self, scene, repo_root, quality, blender=None):
         self.scene = scene
         self.name = "blender-" + scene
+        self.main_metric = "%s render" % self.name
         self.mesh, self.package, self.levels = self.SCENES[scene]
         self.blender = blender or shutil.which("blender")
         self.script = os.path.join(repo_root, "perf", "blender", "cycles_scene.py")
@@ -119,6 +123,8 @@ def _registry():
         reg["blender-" + scene] = (lambda s: lambda r, b, q, bl: BlenderCycles(s, r, q, bl))(scene)
     for scene in Povray.SCENES:
         reg["povray-" + scene] = (lambda s: lambda r, b, q, bl: Povray(s, q))(scene)
+    reg[Redis.name] = lambda r, b, q, bl: Redis(q)
+    reg[GccDuktape.name] = lambda r, b, q, bl: GccDuktape(q)
     return reg
 
 
@@ -127,6 +133,7 @@ GROUPS = {
     "blender-cycles": ["blender-" + s for s in BlenderCycles.SCENES],
     "povray": ["povray-" + s for s in Povray.SCENES],
     "synthetic": ["fresh-buffer"] + [c.name for c in SYNTHETIC],
+    "hosts": [Redis.name, GccDuktape.name],
     "all": list(REGISTRY),
 }
 NAMES = list(REGISTRY) + list(GROUPS)
@@ -140,6 +147,11 @@ def expand(names):
             if m not in out:
                 out.append(m)
     return out
+
+
+def main_metric(wl):
+    """The metric a workload's targets are judged on (wall time unless named)."""
+    return getattr(wl, "main_metric", "wall_s")
 
 
 def make(name, repo_root, build_dir, quality, blender=None):
