@@ -69,6 +69,10 @@ void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_
 /* The same from the 2 MiB pool anywhere, aligned to `align` (a power of
  * two; above 2 MiB placed inside PROT_NONE address space). */
 void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct hp_tlb_fail *why);
+/* The same from the pool of page_size (a power of two: 2 MiB, 1 GiB ...):
+ * len rounded up to whole pages, aligned to max(align, page_size). */
+void *hp_pages_map_hugetlb_size(size_t len, size_t align, size_t page_size, size_t *mapped_len,
+				struct hp_tlb_fail *why);
 void hp_pages_unmap(void *p, size_t len);
 
 /* Process numbers from /proc/self/smaps_rollup: Rss, AnonHugePages,
@@ -106,6 +110,9 @@ void *hp_thp_large_advise(void *p, size_t n);
 /* ---- every hugetlb mapping hugepolicy made (hugetlb_map.c) ---- */
 enum { HP_TLB_BLOCK, HP_TLB_BACKEND, HP_TLB_ARENA, HP_TLB_REGION, HP_TLB_OWNERS };   /* who asked */
 int hp_tlb_add(void *base, size_t len, int owner);   /* 0, or -1: table full */
+/* ... with its page size (hp_tlb_add: 2 MiB, HP_TLB_REGION: not recorded) */
+int hp_tlb_add_page(void *base, size_t len, int owner, size_t page_size);
+size_t hp_tlb_page_of(const void *base);             /* any mapping's page size, 0 if none/unknown */
 size_t hp_tlb_block_size(const void *p);             /* an HP_TLB_BLOCK's length, 0 if none; fast */
 size_t hp_tlb_remove(void *base);                    /* its length, 0 if not recorded */
 void hp_tlb_forget(void *p, size_t len);             /* [p, p+len) unmapped by its owner */
@@ -114,6 +121,13 @@ void hp_tlb_fallback(int owner, size_t bytes);       /* a request the pool did n
 struct hp_tlb_counts { uint64_t pool_maps, pool_bytes, fallbacks, fallback_bytes; };
 void hp_tlb_counts(int owner, struct hp_tlb_counts *c);
 uint64_t hp_tlb_pool_bytes(void);                    /* all owners, on the pool now */
+/* Per page size, read back from the table: mappings and bytes on the pool
+ * now, and requests that page size's pool refused (a block that then came
+ * from a smaller pool counts here, not in hugetlb_fallbacks).  page_size 0:
+ * mappings whose page size was not recorded (regions).  The number filled. */
+struct hp_tlb_size { uint64_t page_size, maps, bytes, refused, refused_bytes; };
+int hp_tlb_sizes(struct hp_tlb_size *out, int max);
+void hp_tlb_refused(size_t page_size, size_t bytes);
 /* The table's lock: re-entrant for its owner thread (fork from a signal
  * handler); fn may clear *on_pool (the mapping left the pool). */
 void hp_tlb_lock(void);
@@ -138,6 +152,9 @@ void hp_tlb_large_init(const struct hp_alloc_ops *backend, size_t min_bytes, int
 
 /* ---- hugetlb blocks: one populated mapping each (hugetlb_blocks.c) ---- */
 void *hp_blocks_alloc(size_t size, size_t align, struct hp_tlb_fail *why);  /* NULL: use another path */
+/* ... from the pool of page_size; a refusal is not counted (the caller
+ * counts it: hp_tlb_refused or hp_tlb_fallback) */
+void *hp_blocks_alloc_page(size_t size, size_t align, size_t page_size, struct hp_tlb_fail *why);
 int hp_blocks_owns(const void *p);                   /* fast; thread-safe */
 size_t hp_blocks_size(const void *p);                /* usable bytes, 0 if not ours */
 void hp_blocks_free(void *p);

@@ -20,6 +20,11 @@
  * write to a hugetlb mapping during that copy while the pool is empty (the
  * kernel may still take such a page from the child; said at fork time).
  *
+ * Mappings of pages above 2 MiB (1 GiB) are always copied in the parent
+ * before fork, as for multi-threaded parents below: a 1 GiB page shared with
+ * a child was seen taken away from it right after fork (SIGBUS, "killed due
+ * to inadequate hugepage pool") before it could copy it.
+ *
  * HUGEPOLICY_FORK=inherit skips the copy (fork stays as fast as the
  * kernel's; measured here: 0.3 ms against ~370 ms for 1 GiB of hugetlb
  * blocks) and says once in each child that it shares hugetlb pages.
@@ -111,12 +116,20 @@ static void own(void *base, size_t len, int owner, unsigned char *on_pool, void 
 	r->moved += len;
 }
 
-/* parent, multi-threaded: stage a copy of each mapping (returns via arg) */
+/* parent: stage a copy of each mapping (multi-threaded) or of each mapping
+ * of pages above 2 MiB (1 GiB: a parent's write to one that it shares with
+ * a child takes it away from the child when the pool has no second page -
+ * the kernel unmaps it there, "killed due to inadequate hugepage pool" -
+ * and this was seen to happen right after fork, before the child could copy
+ * it); *ok cleared when a copy cannot be made */
+struct stage_arg { int ok, all; };
+
 static void stage_one(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
 {
-	int *ok = arg;
+	struct stage_arg *a = arg;
+	int *ok = &a->ok;
 	(void)owner;
-	if (!*on_pool || !*ok)
+	if (!*on_pool || !*ok || (!a->all && hp_tlb_page_of(base) <= HP_HUGE_2M))
 		return;
 	void *c = nstaged < MAX_STAGED ? anon_aligned(len) : NULL;
 	if (!c) {
@@ -173,13 +186,12 @@ static void prepare(void)
 	if (lv == 0)
 		staged = 0;
 	if (copy && hp_tlb_pool_bytes() > 0) {
-		if (lv == 0 && !__libc_single_threaded) {
-			int ok = 1;
-			hp_tlb_each(stage_one, &ok);
-			if (ok)
-				staged = 1;
-			else
+		if (lv == 0) {
+			struct stage_arg a = { 1, !__libc_single_threaded };
+			hp_tlb_each(stage_one, &a);
+			if (!a.ok)
 				unstage();      /* no memory for the copies: the child copies */
+			staged = a.ok && a.all;     /* all of them: no pipe, no wait */
 		}
 		int fds[2];
 		if (!(lv == 0 && staged) && pipe2(fds, O_CLOEXEC) == 0) {
@@ -195,7 +207,7 @@ static void parent(void)
 	int saved = errno;
 	unsigned lv = --depth;
 	if (lv < LEVELS) {
-		if (lv == 0 && staged)
+		if (lv == 0 && nstaged)
 			unstage();
 		if (wait_fds[lv] >= 0) {
 			char c;
@@ -225,11 +237,11 @@ static void child(void)
 			       "(HUGEPOLICY_FORK=inherit): a write there when the pool has no free page kills it",
 			       (unsigned long long)shared);
 		struct rehome r = { 0, 0, 0 };
-		int was_staged = lv == 0 && staged;
-		if (was_staged) {
+		if (lv == 0 && nstaged) {
 			hp_tlb_each(place, &r);
 			nstaged = 0;            /* the copies are the child's memory now */
-		} else if (wait_fds[lv] >= 0) {
+		}
+		if (wait_fds[lv] >= 0) {
 			close(wait_fds[lv]);
 			hp_tlb_each(own, &r);
 			close(done_fds[lv]);

@@ -3,9 +3,9 @@
  * whichever user: the system backend's blocks, mimalloc's segments (its
  * mmap goes through mimalloc_os.c), mimalloc reservation arenas.  free()
  * finds a block by its base; fork (hugetlb_fork.c) walks all of them; the
- * report counts them.
+ * report counts them, per page size too.
  *
- * An open-addressing hash of base -> (length, owner, on-pool) under a lock
+ * An open-addressing hash of base -> (length, owner, on-pool, page size) under a lock
  * that its owner thread may take again: fork() takes it in its prepare
  * handler, and POSIX lets a signal handler call fork() while the same thread
  * is inside fork() or inside this table (glibc's tst-mallocfork); a plain
@@ -22,15 +22,17 @@
 
 #define SLOTS 8192u                     /* power of two; half may be live */
 #define TOMBSTONE ((uintptr_t)1)
-
-struct slot { uintptr_t base; size_t len; unsigned char owner, on_pool; };
+/* shift: log2 of the page size, 0 not recorded */
+struct slot { uintptr_t base; size_t len; unsigned char owner, on_pool, shift; };
 
 static struct slot table[SLOTS];
 static atomic_uintptr_t lock_owner;
 static unsigned lock_depth;             /* written by the owner only */
 static atomic_size_t live, live_blocks;
-static atomic_size_t pool_bytes[HP_TLB_OWNERS], fb_count[HP_TLB_OWNERS], fb_bytes[HP_TLB_OWNERS];
-static atomic_size_t pool_maps[HP_TLB_OWNERS];
+static atomic_size_t pool_bytes[HP_TLB_OWNERS], pool_maps[HP_TLB_OWNERS];
+static atomic_size_t fb_count[HP_TLB_OWNERS], fb_bytes[HP_TLB_OWNERS];
+/* per page size (index: log2, 0 not recorded): on the pool now, and refused */
+static atomic_size_t sz_maps[64], sz_bytes[64], sz_refused[64], sz_refused_bytes[64];
 static uintptr_t lo_addr = UINTPTR_MAX, hi_addr;    /* bounds of non-block entries */
 
 void hp_tlb_lock(void)
@@ -73,9 +75,15 @@ static struct slot *find(uintptr_t base)
 	return NULL;
 }
 
-struct piece { uintptr_t base; size_t len; int owner; unsigned char on_pool; };
+struct piece { uintptr_t base; size_t len; int owner; unsigned char on_pool, shift; };
 
-static int add(uintptr_t base, size_t len, int owner, unsigned char on_pool)
+static void count(unsigned shift, size_t len, int sign)
+{
+	atomic_fetch_add(&sz_maps[shift], (size_t)sign);
+	atomic_fetch_add(&sz_bytes[shift], sign > 0 ? len : -len);
+}
+
+static int add(uintptr_t base, size_t len, int owner, unsigned char on_pool, unsigned char shift)
 {
 	int rc = -1;
 	hp_tlb_lock();
@@ -86,6 +94,7 @@ static int add(uintptr_t base, size_t len, int owner, unsigned char on_pool)
 			s->len = len;
 			s->owner = (unsigned char)owner;
 			s->on_pool = on_pool;
+			s->shift = shift;
 			s->base = base;
 			rc = 0;
 			break;
@@ -96,6 +105,7 @@ static int add(uintptr_t base, size_t len, int owner, unsigned char on_pool)
 		if (on_pool) {
 			atomic_fetch_add(&pool_bytes[owner], len);
 			atomic_fetch_add(&pool_maps[owner], 1);
+			count(shift, len, 1);
 		}
 		if (owner == HP_TLB_BLOCK) {
 			atomic_fetch_add(&live_blocks, 1);
@@ -108,9 +118,17 @@ static int add(uintptr_t base, size_t len, int owner, unsigned char on_pool)
 	return rc;
 }
 
+int hp_tlb_add_page(void *base, size_t len, int owner, size_t page_size)
+{
+	unsigned shift = page_size && !(page_size & (page_size - 1)) ? (unsigned)__builtin_ctzll(page_size) : 0;
+	return add((uintptr_t)base, len, owner, 1, (unsigned char)(shift < 64 ? shift : 0));
+}
+
+/* the page layer's own callers map 2 MiB pages (hp_pages_map_hugetlb);
+ * regions map the size they chose, not said here */
 int hp_tlb_add(void *base, size_t len, int owner)
 {
-	return add((uintptr_t)base, len, owner, 1);
+	return hp_tlb_add_page(base, len, owner, owner == HP_TLB_REGION ? 0 : HP_HUGE_2M);
 }
 
 /* Caller holds the lock. */
@@ -119,6 +137,7 @@ static void drop(struct slot *s)
 	if (s->on_pool) {
 		atomic_fetch_sub(&pool_bytes[s->owner], s->len);
 		atomic_fetch_sub(&pool_maps[s->owner], 1);
+		count(s->shift, s->len, -1);
 	}
 	if (s->owner == HP_TLB_BLOCK)
 		atomic_fetch_sub(&live_blocks, 1);
@@ -132,17 +151,32 @@ static void drop(struct slot *s)
 	}
 }
 
-size_t hp_tlb_block_size(const void *p)
+/* length and page size of the mapping at p (0, 0: none; !any: blocks only) */
+static size_t lookup(const void *p, size_t *page, int any)
 {
 	uintptr_t base = (uintptr_t)p;
+	*page = 0;
 	if ((base & (HP_HUGE_2M - 1)) != 0 || base == 0 ||
-	    atomic_load_explicit(&live_blocks, memory_order_relaxed) == 0)
+	    atomic_load_explicit(any ? &live : &live_blocks, memory_order_relaxed) == 0)
 		return 0;
 	hp_tlb_lock();
 	struct slot *s = find(base);
-	size_t len = s && s->owner == HP_TLB_BLOCK ? s->len : 0;
+	size_t len = s && (any || s->owner == HP_TLB_BLOCK) ? s->len : 0;
+	if (len && s->shift)
+		*page = (size_t)1 << s->shift;
 	hp_tlb_unlock();
 	return len;
+}
+
+size_t hp_tlb_block_size(const void *p)
+{
+	return lookup(p, &(size_t){ 0 }, 0);
+}
+
+size_t hp_tlb_page_of(const void *base)
+{
+	size_t page;
+	return lookup(base, &page, 1) ? page : 0;
 }
 
 size_t hp_tlb_remove(void *base)
@@ -181,15 +215,15 @@ void hp_tlb_forget(void *p, size_t len)
 					continue;
 				/* only the first and the last record can stick out */
 				if (s->base < a && nkeep < 2)
-					keep[nkeep++] = (struct piece){ s->base, a - s->base, s->owner, s->on_pool };
+					keep[nkeep++] = (struct piece){ s->base, a - s->base, s->owner, s->on_pool, s->shift };
 				if (end > b && nkeep < 2)
-					keep[nkeep++] = (struct piece){ b, end - b, s->owner, s->on_pool };
+					keep[nkeep++] = (struct piece){ b, end - b, s->owner, s->on_pool, s->shift };
 				drop(s);
 			}
 		}
 	}
 	for (int i = 0; i < nkeep; i++)
-		add(keep[i].base, keep[i].len, keep[i].owner, keep[i].on_pool);
+		add(keep[i].base, keep[i].len, keep[i].owner, keep[i].on_pool, keep[i].shift);
 	hp_tlb_unlock();
 }
 
@@ -218,6 +252,7 @@ void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on
 		if (was && !s->on_pool) {
 			atomic_fetch_sub(&pool_bytes[s->owner], s->len);
 			atomic_fetch_sub(&pool_maps[s->owner], 1);
+			count(s->shift, s->len, -1);
 		}
 	}
 	hp_tlb_unlock();
@@ -244,3 +279,22 @@ uint64_t hp_tlb_pool_bytes(void)
 		n += atomic_load(&pool_bytes[i]);
 	return n;
 }
+
+void hp_tlb_refused(size_t page_size, size_t bytes)
+{
+	atomic_fetch_add(&sz_refused[page_size ? __builtin_ctzll(page_size) & 63 : 0], 1);
+	atomic_fetch_add(&sz_refused_bytes[page_size ? __builtin_ctzll(page_size) & 63 : 0], bytes);
+}
+
+int hp_tlb_sizes(struct hp_tlb_size *out, int max)
+{
+	int n = 0;
+	for (unsigned i = 0; i < 64 && n < max; i++) {
+		struct hp_tlb_size z = { i ? (uint64_t)1 << i : 0, atomic_load(&sz_maps[i]), atomic_load(&sz_bytes[i]),
+					 atomic_load(&sz_refused[i]), atomic_load(&sz_refused_bytes[i]) };
+		if (z.maps || z.refused)
+			out[n++] = z;
+	}
+	return n;
+}
+

@@ -85,15 +85,25 @@ void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_
 	return p;
 }
 
-void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct hp_tlb_fail *why)
+void *hp_pages_map_hugetlb_size(size_t len, size_t align, size_t page_size, size_t *mapped_len,
+				 struct hp_tlb_fail *why)
 {
-	if (align <= HP_HUGE_2M)
-		return hp_pages_map_hugetlb_at(NULL, len, 0, mapped_len, why);
+	if (page_size < 4096 || (page_size & (page_size - 1)) != 0 || page_size > ((size_t)1 << 40)) {
+		fail(why, HP_TLB_FAIL_MMAP, EINVAL);
+		return NULL;
+	}
+	int size_flag = __builtin_ctzll(page_size) << MAP_HUGE_SHIFT;
+	if (align <= page_size)         /* the kernel places hugetlb mappings on their page size */
+		return hp_pages_map_hugetlb_at(NULL, len, size_flag, mapped_len, why);
 	if (len == 0 || len > SIZE_MAX / 2 || (align & (align - 1)) != 0 || align > SIZE_MAX / 4) {
 		fail(why, HP_TLB_FAIL_ALIGN, EINVAL);
 		return NULL;
 	}
-	size_t n = (len + HP_HUGE_2M - 1) & ~(size_t)(HP_HUGE_2M - 1);
+	if (len > SIZE_MAX / 2 - page_size) {
+		fail(why, HP_TLB_FAIL_MMAP, ENOMEM);
+		return NULL;
+	}
+	size_t n = (len + page_size - 1) & ~(page_size - 1);
 	/* find an aligned hole: address space only (no pool pages, no commit
 	 * charge), trimmed to the aligned part and given back; then the
 	 * hugetlb mapping goes there with MAP_FIXED_NOREPLACE.  Never MAP_FIXED
@@ -107,7 +117,7 @@ void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct 
 	}
 	unsigned char *a = (unsigned char *)(((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1));
 	munmap(r, n + align);
-	void *p = hp_pages_map_hugetlb_at(a, n, MAP_FIXED_NOREPLACE, mapped_len, why);
+	void *p = hp_pages_map_hugetlb_at(a, n, MAP_FIXED_NOREPLACE | size_flag, mapped_len, why);
 	if (p && p != a) {              /* a kernel < 4.17 took the flag as a hint */
 		munmap(p, *mapped_len);
 		fail(why, HP_TLB_FAIL_ALIGN, EEXIST);
@@ -116,4 +126,9 @@ void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct 
 	if (!p && why && why->stage == HP_TLB_FAIL_MMAP && why->err == EEXIST)
 		why->stage = HP_TLB_FAIL_ALIGN;         /* another thread took the hole */
 	return p;
+}
+
+void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct hp_tlb_fail *why)
+{
+	return hp_pages_map_hugetlb_size(len, align, HP_HUGE_2M, mapped_len, why);
 }

@@ -55,9 +55,15 @@ static void *os_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 		return MAP_FAILED;      /* thp: not a fallback, the mode's rule */
 	struct hp_tlb_fail why = { 0, 0 };
 	size_t mapped = 0;
-	void *p = hp_pages_map_hugetlb_at(addr, len, flags & ~(MAP_PRIVATE | MAP_SHARED | MAP_ANONYMOUS),
-					  &mapped, &why);
-	if (p && hp_tlb_add(p, mapped, HP_TLB_BACKEND) != 0) {
+	int shift = (flags >> MAP_HUGE_SHIFT) & 0x3f;      /* mimalloc asks 1 GiB for whole GiB */
+	size_t ps = shift ? (size_t)1 << shift : HP_HUGE_2M;
+	/* no hint: a huge segment (a block > 16 MiB), which mimalloc 2.0.9
+	 * unmaps again unless it is 32 MiB-aligned (MI_SEGMENT_ALIGN) - a
+	 * populated 1 GiB thrown away, the block then on base pages */
+	void *p = addr ? hp_pages_map_hugetlb_at(addr, len, flags & ~(MAP_PRIVATE | MAP_SHARED | MAP_ANONYMOUS),
+						 &mapped, &why)
+		       : hp_pages_map_hugetlb_size(len, (size_t)32 << 20, ps, &mapped, &why);
+	if (p && hp_tlb_add_page(p, mapped, HP_TLB_BACKEND, ps) != 0) {
 		munmap(p, mapped);
 		p = NULL;
 		why.stage = HP_TLB_FAIL_TABLE;

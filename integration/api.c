@@ -115,6 +115,34 @@ static void num(struct hp_buf *b, const char *name, uint64_t v, int json, int *f
 	}
 }
 
+/* hugetlb mappings per page size, read back from the table (hugetlb_map.c) */
+static void pools(struct hp_buf *b, int json, int *first)
+{
+	struct hp_tlb_size z[8];
+	int n = hp_tlb_sizes(z, 8);
+	if (json)
+		hp_buf_printf(b, "%s\"hugepolicy.hugetlb_pools\":[", *first ? "" : ",");
+	else
+		hp_buf_printf(b, "  %-*s ", NAME_W, "hugepolicy.hugetlb_pools");
+	for (int i = 0; i < n; i++) {
+		char name[24] = "size not recorded";
+		if (z[i].page_size)
+			hp_size_name(z[i].page_size, name, sizeof name);
+		if (json)
+			hp_buf_printf(b, "%s{\"page_size\":%llu,\"mappings\":%llu,\"bytes\":%llu,\"refused\":%llu,"
+				      "\"refused_bytes\":%llu}", i ? "," : "", (unsigned long long)z[i].page_size,
+				      (unsigned long long)z[i].maps, (unsigned long long)z[i].bytes,
+				      (unsigned long long)z[i].refused, (unsigned long long)z[i].refused_bytes);
+		else
+			hp_buf_printf(b, "%s%s: %llu mapping%s, %llu B, %llu refused (%llu B)", i ? "; " : "", name,
+				      (unsigned long long)z[i].maps, z[i].maps == 1 ? "" : "s",
+				      (unsigned long long)z[i].bytes, (unsigned long long)z[i].refused,
+				      (unsigned long long)z[i].refused_bytes);
+	}
+	hp_buf_printf(b, json ? "]" : n ? "\n" : "none\n");
+	*first = 0;
+}
+
 static void json_text(struct hp_buf *b, const char *name, const char *s)
 {
 	hp_buf_printf(b, ",\"%s\":", name);
@@ -195,6 +223,7 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 	num(&b, "hugepolicy.hugetlb_bytes", st.hugetlb_bytes, json, &first);
 	num(&b, "hugepolicy.hugetlb_fallbacks", st.hugetlb_fallbacks, json, &first);
 	num(&b, "hugepolicy.hugetlb_fallback_bytes", st.hugetlb_fallback_bytes, json, &first);
+	pools(&b, json, &first);
 	num(&b, "hugepolicy.bootstrap_bytes", st.bootstrap_bytes, json, &first);
 	if (json || st.region_count || st.region_stepped_down) {    /* text: once regions were used */
 		num(&b, "region.count", st.region_count, json, &first);

@@ -23,7 +23,8 @@ const char *hp_pages_name(int pages);
 /* ---- options (options.c): one table, like mimalloc's options.c ---- */
 enum hp_option_id {
 	HP_OPT_BACKEND, HP_OPT_PAGES, HP_OPT_THRESHOLD, HP_OPT_RESERVE,
-	HP_OPT_VERBOSE, HP_OPT_STATS, HP_OPT_LOG, HP_OPT_FORK, HP_OPT_REPORT_PID, HP_OPT_COUNT
+	HP_OPT_VERBOSE, HP_OPT_STATS, HP_OPT_LOG, HP_OPT_FORK, HP_OPT_REPORT_PID, HP_OPT_HUGETLB_SIZE,
+	HP_OPT_COUNT
 };
 
 /* HUGEPOLICY_LOG: longest path template taken, with its NUL */
@@ -41,6 +42,8 @@ struct hp_options {
 	int report_pid;         /* HUGEPOLICY_REPORT_PID: only this process prints the verbose
 				 * lines and the exit report (`hugepolicy run` sets the
 				 * command's pid); 0 = every process */
+	uint64_t hugetlb_size;  /* HUGEPOLICY_HUGETLB_SIZE: the only hugetlb page size to use
+				 * (bytes, a power of two); 0 = auto (plan_pagesize.c) */
 	unsigned set_mask;      /* bit i: option i was given (and valid) */
 	unsigned bad_mask;      /* bit i: option i was given and invalid */
 	/* the backends' own variables, which win over hugepolicy's settings */
@@ -230,9 +233,20 @@ struct hp_plan {
 				 * always or madvise and the process switch, as thp_process leaves
 				 * it, is not PR_SET_THP_DISABLE's complete form (off's own
 				 * DISABLE is not counted: nothing is advised under off) */
-	uint64_t pool_available;/* 2 MiB pages a mapping may take (Free-Rsvd, cgroup), if probed */
+	uint64_t pool_available;/* pages a mapping may take (Free-Rsvd, cgroup) from the pool of
+				 * hugetlb_page, or where that has none, of hugetlb_big_page */
+	/* which pool serves which blocks (plan_pagesize.c), with pages HUGETLB:
+	 * blocks >= hugetlb_big_min (0: none) from the hugetlb_big_page pool,
+	 * other blocks >= hugetlb_min from the hugetlb_page pool (0: none -
+	 * they take the pool's fallback, THP or base pages); a refused big
+	 * block tries the hugetlb_page pool, then the fallback */
+	uint64_t hugetlb_page;       /* bytes: 2 MiB, or the kernel's default size without a 2 MiB pool */
+	uint64_t hugetlb_big_page;   /* bytes: a larger pool (1 GiB), 0 none */
+	uint64_t hugetlb_big_min;    /* bytes: max(hugetlb_big_page, hugetlb_min) */
+	uint64_t hugetlb_size_asked; /* HUGEPOLICY_HUGETLB_SIZE, 0 = auto */
+	char hugetlb_size_reason[256];  /* which pool serves which blocks, and why */
 	const char *user_malloc_conf, *user_mi_large, *user_mi_reserve;  /* from hp_options */
-	char pages_reason[256]; /* why `pages` was chosen */
+	char pages_reason[512]; /* why `pages` was chosen (with hugetlb: which pools, and why) */
 	/* the per-process THP switch and the backend's small blocks (plan_thp.c);
 	 * backends/ enforce them, the reasons say why */
 	int thp_process;        /* enum hp_thp_process */
@@ -252,6 +266,15 @@ enum hp_thp_process {
 };
 
 void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *out);
+/* plan_pagesize.c: hugetlb_page, hugetlb_big_page/_min, hugetlb_size_reason
+ * from HUGEPOLICY_HUGETLB_SIZE and the pools (out->hugetlb_min set); the
+ * pages the plan's pools have available: *small (hugetlb_page's pool) and
+ * *big (hugetlb_big_page's) */
+void hp_plan_pagesize(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *out,
+		      uint64_t *small, uint64_t *big);
+/* The pool plan_pagesize takes for blocks below the big pool's size: 2 MiB,
+ * else the kernel's default size (arm64 64K: 512 MiB); NULL if neither. */
+const struct hp_pool *hp_plan_small_pool(const struct hp_probe *p);
 const char *hp_thp_process_name(int thp_process);  /* "keep", "disable", "except-advised", "clear" */
 /* plan_thp.c: thp_process, thp_small_nohuge and their reasons from the
  * request and the probe (out->backend and pages_requested set) */

@@ -162,6 +162,21 @@ static int parse_report_pid(const char *s, struct hp_options *o)
 	return 0;
 }
 
+/* "auto", or a hugetlb page size: a power of two from 64 KiB (arm64's
+ * cont-PTE pool) to 16 GiB (arm64 64K's PUD pool), "2M", "1G", "2MiB" */
+static int parse_hugetlb_size(const char *s, struct hp_options *o)
+{
+	uint64_t v;
+	if (strcasecmp(s, "auto") == 0) {
+		o->hugetlb_size = 0;
+		return 0;
+	}
+	if (hp_parse_size(s, &v) != 0 || v < (64u << 10) || v > ((uint64_t)16 << 30) || (v & (v - 1)) != 0)
+		return -1;
+	o->hugetlb_size = v;
+	return 0;
+}
+
 const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 	[HP_OPT_BACKEND] = { "backend", "HUGEPOLICY_BACKEND", "system",
 		"system|jemalloc|mimalloc", parse_backend,
@@ -195,6 +210,11 @@ const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 		"only the process with this pid prints the verbose lines and the exit report; others keep "
 		"the policy and stay quiet (`hugepolicy run` sets the pid of the command it execs; \"\": "
 		"every process reports)" },
+	[HP_OPT_HUGETLB_SIZE] = { "hugetlb_size", "HUGEPOLICY_HUGETLB_SIZE", "auto",
+		"auto, or a hugetlb page size (a power of two, 64K..16G, e.g. 2M or 1G)", parse_hugetlb_size,
+		"pages=hugetlb: auto takes blocks at least as big as a larger pool's page (1 GiB) from that "
+		"pool where it has room, the rest from the 2 MiB pool; a size: only that pool (a kernel "
+		"without it, or no room: auto, and the reason says so)" },
 };
 
 void hp_options_defaults(struct hp_options *o)

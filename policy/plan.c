@@ -66,6 +66,16 @@ static const char *hugetlb_min_note(uint64_t threshold)
 				      : "blocks >= threshold from the pool";
 }
 
+/* "; <which pools serve which blocks>" after the reason (plan_pagesize.c) */
+static void size_note(struct hp_plan *pl)
+{
+	size_t len = strlen(pl->pages_reason);
+	/* pages=auto with one pool size in use says nothing new */
+	if (pl->hugetlb_size_reason[0] && (pl->hugetlb_big_page || pl->hugetlb_size_asked ||
+					   pl->pages_requested == HP_PAGES_HUGETLB))
+		snprintf(pl->pages_reason + len, sizeof pl->pages_reason - len, "; %s", pl->hugetlb_size_reason);
+}
+
 void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *pl)
 {
 	memset(pl, 0, sizeof *pl);
@@ -73,8 +83,11 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	pl->pages_requested = o->pages;
 	pl->threshold = o->threshold;
 	/* a block below one huge page would take a whole 2 MiB page of the pool
-	 * and cost a mapping per malloc: the pool starts at 2 MiB */
+	 * and cost a mapping per malloc: the pool starts at 2 MiB (or at the
+	 * page size of the pool that serves such blocks, plan_pagesize.c) */
 	pl->hugetlb_min = o->threshold < HP_HUGE_2M ? HP_HUGE_2M : o->threshold;
+	uint64_t small_av, big_av;
+	hp_plan_pagesize(o, p, pl, &small_av, &big_av);
 	pl->reserve = o->reserve;
 	pl->verbose = o->verbose;
 	pl->stats = o->stats;
@@ -85,21 +98,25 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	pl->user_mi_large = o->user_mi_large;
 	pl->user_mi_reserve = o->user_mi_reserve;
 
-	const struct hp_pool *pool = hp_probe_pool(p, HP_HUGE_2M);
+	/* the pool of blocks below the big pool's size: 2 MiB, or the default */
+	const struct hp_pool *pool = pl->hugetlb_page ? hp_probe_pool(p, pl->hugetlb_page) : hp_plan_small_pool(p);
+	uint64_t ps = pool ? pool->page_size : HP_HUGE_2M;
 	uint64_t avail = hp_pool_available(pool);
-	uint64_t want = (o->threshold + HP_HUGE_2M - 1) / HP_HUGE_2M;   /* pages for one block */
+	uint64_t want = (o->threshold + ps - 1) / ps;   /* pages for one block */
 	int off = thp_off_after(p, pl);
 	/* hugetlb_pages.c maps nothing it cannot populate; an unknown kernel is
 	 * left to that check */
 	int no_populate = p->kernel[0] && !p->populate_write_ok;
-	char thp[128], thp_note[144], note[224];
+	char thp[128], thp_note[144], note[224], pn[24], bn[24];
+	hp_size_name(ps, pn, sizeof pn);
+	hp_size_name(pl->hugetlb_big_page, bn, sizeof bn);
 	snprintf(thp, sizeof thp, "%s%s", off == HP_THP_OFF_ALL ? "off for this process (PR_SET_THP_DISABLE)"
 		 : hp_thp_name(p->thp_enabled), off == HP_THP_OFF_EXCEPT_ADVISED ? ", madvise-only for this "
 		 "process (PR_THP_DISABLE_EXCEPT_ADVISED)" : pl->thp_process == HP_THP_PROC_CLEAR ?
 		 " (inherited PR_SET_THP_DISABLE cleared)" : "");
 	snprintf(thp_note, sizeof thp_note, " (THP %s)", thp);
 	avail_note(pool, note, sizeof note);
-	pl->pool_available = avail;
+	pl->pool_available = pl->hugetlb_page || !pl->hugetlb_big_page ? avail : big_av;
 	/* an explicit thp (or a fallback to it) is the backend's own kind */
 	pl->thp_scope = o->backend == HP_BACKEND_SYSTEM ? HP_THP_LARGE : HP_THP_ALL;
 
@@ -125,21 +142,30 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 			reason(pl, "hugetlb requested but kernel %s has no MADV_POPULATE_WRITE (5.14), and hugepolicy "
 			       "maps no hugetlb memory it cannot populate (a SIGBUS later); using %s%s", p->kernel,
 			       pl->pages == HP_PAGES_THP ? "THP" : "base pages", pl->pages == HP_PAGES_THP ? "" : thp_note);
-		} else if (avail == 0 && pool && pool->cg_error) {
+		} else if (!pl->hugetlb_page && !pl->hugetlb_big_page && pool && pool->cg_error) {
 			pl->pages = thp_or_off(p, pl);
 			reason(pl, "hugetlb requested but the cgroup hugetlb limit is unknown (%s), so no pool "
 			       "page is taken; using %s%s", pool->cg_where, pl->pages == HP_PAGES_THP ? "THP" : "base pages",
 			       pl->pages == HP_PAGES_THP ? "" : thp_note);
-		} else if (avail == 0) {
+			size_note(pl);
+		} else if (!pl->hugetlb_page && !pl->hugetlb_big_page) {
 			pl->pages = thp_or_off(p, pl);
-			reason(pl, "hugetlb requested but the 2 MiB pool has 0 pages available (%s; raise %s); "
-			       "using %s%s", note, hp_pool_cgroup_bound(pool) ? "that limit" : "/proc/sys/vm/nr_hugepages",
+			reason(pl, "hugetlb requested but the %s pool has 0 pages available (%s; raise %s); "
+			       "using %s%s", pn, note, hp_pool_cgroup_bound(pool) ? "that limit" : "/proc/sys/vm/nr_hugepages",
 			       pl->pages == HP_PAGES_THP ? "THP" : "base pages", pl->pages == HP_PAGES_THP ? "" : thp_note);
+			size_note(pl);
+		} else if (!pl->hugetlb_page) {
+			/* only the larger pool has room (or was asked for) */
+			pl->pages = HP_PAGES_HUGETLB;
+			reason(pl, "requested; the %s pool has room, populated when mapped, else %s", bn,
+			       thp_usable_for(p, pl) ? "THP" : "base pages");
+			size_note(pl);
 		} else {
 			pl->pages = HP_PAGES_HUGETLB;
-			reason(pl, "requested; 2 MiB pool has %llu pages available (%s); %s, "
-			       "populated when mapped, else %s", (unsigned long long)avail, note,
+			reason(pl, "requested; %s pool has %llu pages available (%s); %s, "
+			       "populated when mapped, else %s", pn, (unsigned long long)avail, note,
 			       hugetlb_min_note(o->threshold), thp_usable_for(p, pl) ? "THP" : "base pages");
+			size_note(pl);
 		}
 		break;
 	default: /* AUTO */
@@ -151,7 +177,8 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 		 * copy-on-write of a hugetlb page needs a free pool page and is
 		 * killed when there is none, so the pool is used by default only
 		 * when it is the one huge-page kind on offer (libhugetlbfs, too, is
-		 * opt-in). */
+		 * opt-in).  Whether to take the pool is the small pool's room; a
+		 * larger pool then serves blocks of its size (plan_pagesize.c). */
 		if (thp_usable_for(p, pl)) {
 			pl->pages = HP_PAGES_THP;
 			pl->thp_scope = HP_THP_LARGE;
@@ -163,15 +190,18 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 			pl->pages = HP_PAGES_OFF;
 			reason(pl, "auto: THP enabled=%s and kernel %s has no MADV_POPULATE_WRITE (5.14) to take the "
 			       "hugetlb pool safely; base pages only", thp, p->kernel);
-		} else if (avail >= want && avail > 0) {
+		} else if (avail >= want && avail > 0 && (pl->hugetlb_page || pl->hugetlb_big_page)) {
 			pl->pages = HP_PAGES_HUGETLB;
-			reason(pl, "auto: THP enabled=%s; 2 MiB hugetlb pool has %llu pages available "
-			       "(%s), enough for a %llu-byte block", thp, (unsigned long long)avail, note,
+			reason(pl, "auto: THP enabled=%s; %s hugetlb pool has %llu pages available "
+			       "(%s), enough for a %llu-byte block", thp, pn, (unsigned long long)avail, note,
 			       (unsigned long long)o->threshold);
+			size_note(pl);
 		} else {
 			pl->pages = HP_PAGES_OFF;
 			reason(pl, "auto: THP enabled=%s and no room in the hugetlb pool; base pages only", thp);
 		}
 		break;
 	}
+	if (pl->pages != HP_PAGES_HUGETLB)
+		pl->hugetlb_page = pl->hugetlb_big_page = pl->hugetlb_big_min = 0;
 }

@@ -203,7 +203,9 @@ void hp_probe_for_plan(struct hp_probe *p, int pages, int backend)
 	hp_probe_process(p, "");
 	if (pages == HP_PAGES_OFF || (pages == HP_PAGES_THP && backend != HP_BACKEND_MIMALLOC))
 		return;                 /* mimalloc's THP mode depends on the pool too */
-	hp_probe_pools(p, "", 1);
+	/* hugetlb: every pool, whose larger pages serve blocks of their size
+	 * (plan_pagesize.c); else only the 2 MiB pool */
+	hp_probe_pools(p, "", pages != HP_PAGES_HUGETLB);
 }
 
 void hp_probe_read_root(struct hp_probe *p, const char *root)

@@ -42,6 +42,7 @@ static void valid_values_are_taken(void)
 			      "HUGEPOLICY_THRESHOLD", "8MiB", "HUGEPOLICY_VERBOSE", "yes",
 			      "HUGEPOLICY_STATS", "json", "HUGEPOLICY_RESERVE", "1G",
 			      "HUGEPOLICY_LOG", "", "HUGEPOLICY_FORK", "Inherit", "HUGEPOLICY_REPORT_PID", "4242",
+			      "HUGEPOLICY_HUGETLB_SIZE", "1G",
 			      "MALLOC_CONF", "thp:never", NULL };
 	int bad;
 	struct hp_options o = read_env(env, &bad);
@@ -55,6 +56,7 @@ static void valid_values_are_taken(void)
 	CHECK(o.log && o.log[0] == '\0');
 	CHECK(o.fork_copy == 0);
 	CHECK(o.report_pid == 4242);
+	CHECK(o.hugetlb_size == 1u << 30);
 	CHECK(o.user_malloc_conf && strcmp(o.user_malloc_conf, "thp:never") == 0);
 	CHECK(o.set_mask == (1u << HP_OPT_COUNT) - 1);
 }
