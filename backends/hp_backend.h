@@ -199,11 +199,25 @@ void *hpje_realloc(void *p, size_t size);
 void *hpje_memalign(size_t align, size_t size);
 size_t hpje_malloc_usable_size(void *p);
 size_t hpje_xallocx(void *p, size_t size, size_t extra, int flags);
+void *hpje_mallocx(size_t size, int flags);
+void hpje_dallocx(void *p, int flags);
 int hpje_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
 /* jemalloc_arenas.c: every automatic arena created now where mmap may fail
  * later (RLIMIT_AS/RLIMIT_DATA, strict overcommit); the describe note. */
 void hp_jemalloc_arenas_prepare(void);
 void hp_jemalloc_arenas_describe(struct hp_buf *b);
+/* ... all of them now, whatever mmap may do; the first reason given is the
+ * one described (NULL: the caller describes it).  Returns opt.narenas (0:
+ * unknown): the automatic arenas are 0 .. that - 1. */
+unsigned hp_jemalloc_arenas_create(const char *reason);
+/* ... arena 0's memory from before the extent hooks taken by blocks never
+ * used, until one is past_start; the bytes taken */
+size_t hp_jemalloc_arena0_set_aside(int (*past_start)(const void *p));
+/* jemalloc_hugetlb.c: every automatic arena's extents from the 2 MiB pool
+ * (extent hooks), ordinary pages where the pool or a cgroup refuses; 0, or
+ * ENOSYS if no arena took the hooks.  The describe note. */
+int hp_jemalloc_hugetlb_install(int verbose);
+void hp_jemalloc_hugetlb_describe(struct hp_buf *b);
 /* jemalloc_huge_arena.c: the oversize arena (blocks >= threshold under
  * auto) made now and given the ordinary arenas' decay, so freed big blocks
  * are reused instead of faulted in again; the describe note. */

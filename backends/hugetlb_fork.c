@@ -59,14 +59,22 @@ static int staged;                       /* level 1 only */
 static sigset_t old_mask[LEVELS];        /* signals are blocked from prepare to parent/child */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* Multi-threaded parents: the copy is made in the parent before fork, into
- * anonymous memory the child inherits as ordinary copy-on-write pages, and
- * the hugetlb mappings are MADV_DONTFORK for that fork, so parent and child
- * never share a hugetlb page: no other parent thread's write can make the
- * kernel take one from the child (6 of 6 children died of that in the
- * stress test with the copy made in the child).  The copy is taken while
- * other threads run - as consistent as the data those threads were writing
- * at fork time. */
+/* Multi-threaded parents: a copy is made in the parent before fork, into
+ * anonymous memory the child inherits as ordinary copy-on-write pages.  The
+ * child still inherits the hugetlb mappings themselves: glibc's fork writes
+ * to every open FILE (fresetlockfiles) before any atfork child handler runs,
+ * and under jemalloc hugetlb a FILE sits in a hugetlb slab (a mapping left
+ * out with MADV_DONTFORK was a SIGSEGV there, first fork, every run).  The
+ * child's handler then makes each mapping its own with MADV_POPULATE_WRITE,
+ * and only where that is refused - the pool has no page, or another parent
+ * thread's write made the kernel take a shared page from the child (6 of 6
+ * children died of that in the stress test before the staged copies) -
+ * puts the staged copy there instead.  The copy is taken while other
+ * threads run: as consistent as the data those threads were writing at fork
+ * time.  What remains: with the pool empty at fork time, glibc's own write
+ * to a FILE in a hugetlb page needs a pool page the child cannot get
+ * (SIGBUS); and where the staged copy replaces the mapping, the child's
+ * writes before its handler ran are undone. */
 #define MAX_STAGED 1024
 static struct stage { void *base, *copy; size_t len; } stage[MAX_STAGED];
 static unsigned nstaged;
@@ -137,14 +145,12 @@ static void stage_one(void *base, size_t len, int owner, unsigned char *on_pool,
 		return;
 	}
 	memcpy(c, base, len);
-	madvise(base, len, MADV_DONTFORK);
 	stage[nstaged++] = (struct stage){ base, c, len };
 }
 
 static void unstage(void)
 {
 	for (unsigned i = 0; i < nstaged; i++) {
-		madvise(stage[i].base, stage[i].len, MADV_DOFORK);
 		munmap(stage[i].copy, stage[i].len);
 	}
 	nstaged = 0;
@@ -157,6 +163,14 @@ static void place(void *base, size_t len, int owner, unsigned char *on_pool, voi
 	(void)owner;
 	for (unsigned i = 0; i < nstaged; i++)
 		if (stage[i].base == base) {
+			/* the child inherits the mapping (glibc's fork writes to
+			 * FILEs in it before any child handler runs) and makes it
+			 * its own; the staged copy only where the pool has no page */
+			if (*on_pool && madvise(base, len, MADV_POPULATE_WRITE) == 0) {
+				munmap(stage[i].copy, len);
+				r->copied += len;
+				return;
+			}
 			if (mremap(stage[i].copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, base) == MAP_FAILED) {
 				r->lost += len;
 				return;

@@ -108,6 +108,10 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 				  &tlb_ops);
 		tlb_min = (size_t)plan->hugetlb_min;
 		*ops = &tlb_ops;
+		/* jemalloc's own extents (every smaller block, its slabs and
+		 * metadata) from the pool too, through its extent hooks */
+		if (hp_jemalloc_hugetlb_install(plan->verbose) != 0 && plan->verbose)
+			hp_say("jemalloc: no arena took the extent hooks: its own heap stays on base pages");
 	}
 	return 0;
 }
@@ -133,6 +137,7 @@ static void jemalloc_describe(char *buf, size_t cap)
 	}
 	if (tlb_min)
 		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool", tlb_min);
+	hp_jemalloc_hugetlb_describe(&b);
 	hp_jemalloc_arenas_describe(&b);
 	if (user_conf)
 		hp_buf_printf(&b, " (MALLOC_CONF='%s' applied after hugepolicy's%s)", user_conf,

@@ -12,7 +12,9 @@
  * allocation is NULL with ENOMEM.  Cost: about 84 KiB resident and 2 MiB of
  * address space per arena, so it is done only where mmap can fail.
  * Creation is jemalloc's own: writing "thread.arena" initialises the arena
- * named (jemalloc(3)); the thread is moved back afterwards.
+ * named (jemalloc(3)); the thread is moved back afterwards.  Under
+ * HUGEPOLICY_PAGES=hugetlb they are all created too, to get hugepolicy's
+ * extent hooks (jemalloc_hugetlb.c).
  */
 #include "hp_backend.h"
 
@@ -35,22 +37,56 @@ static const char *mmap_may_fail(void)
 	return NULL;
 }
 
-void hp_jemalloc_arenas_prepare(void)
+unsigned hp_jemalloc_arenas_create(const char *reason)
 {
-	why = mmap_may_fail();
-	if (!why)
-		return;
 	unsigned n = 0, home = 0;
 	size_t len = sizeof n;
 	if (hpje_mallctl("opt.narenas", &n, &len, NULL, 0) != 0)
-		return;
+		return 0;
 	len = sizeof home;
 	if (hpje_mallctl("thread.arena", &home, &len, NULL, 0) != 0)
-		return;
+		return 0;
+	unsigned made = 0;
 	for (unsigned i = 0; i < n; i++)
 		if (hpje_mallctl("thread.arena", NULL, NULL, &i, sizeof i) == 0)
-			created++;
+			made++;
 	hpje_mallctl("thread.arena", NULL, NULL, &home, sizeof home);
+	if (!why && reason) {
+		why = reason;
+		created = made;
+	}
+	return n;
+}
+
+void hp_jemalloc_arenas_prepare(void)
+{
+	const char *r = mmap_may_fail();
+	if (r)
+		hp_jemalloc_arenas_create(r);
+}
+
+/* jemalloc maps arena 0's first 2 MiB during its own start-up, before any
+ * extent hook can be set, and would serve the first blocks from it: under
+ * hugetlb that memory is taken now by 16 KiB blocks (jemalloc's smallest
+ * large size) that are never freed nor touched - address space only,
+ * MAP_NORESERVE, no page faulted in - until one comes from memory the
+ * hooks mapped (past_start), which is given back.  Pieces below 16 KiB
+ * stay in use.  Returns the bytes set aside. */
+size_t hp_jemalloc_arena0_set_aside(int (*past_start)(const void *p))
+{
+	const int flags = (1 << 20) | (1 << 8);   /* MALLOCX_ARENA(0) | MALLOCX_TCACHE_NONE */
+	size_t aside = 0;
+	for (int i = 0; i < 1024; i++) {          /* 16 MiB at most */
+		void *p = hpje_mallocx(16 << 10, flags);
+		if (!p)
+			break;
+		if (past_start(p)) {
+			hpje_dallocx(p, flags);
+			break;
+		}
+		aside += 16 << 10;
+	}
+	return aside;
 }
 
 void hp_jemalloc_arenas_describe(struct hp_buf *b)

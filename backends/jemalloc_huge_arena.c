@@ -11,8 +11,11 @@
  * against 0.13 ms under glibc (issue 8).  Here the arena is made at start-up
  * by one oversize malloc+free, found with arenas.lookup, and given the decay
  * of the ordinary arenas (opt.dirty_decay_ms, opt.muzzy_decay_ms: 10 s and 0
- * by default), so a freed big block stays resident, advised and huge-page
- * backed until jemalloc's decay purges it, as it does for small blocks.
+ * by default) and an arena.<i>.oversize_threshold of KEEP_MAX, so a freed
+ * big block stays resident, advised and huge-page backed until jemalloc's
+ * decay purges it, as it does for small blocks; a freed run of KEEP_MAX or
+ * more is still given back at once.  Measured (fresh-buffer, warm rounds):
+ * 4 MiB 1.6 ms -> 0.12 ms, 32 MiB 8.5 -> 2.6 ms (glibc 0.21, 36 ms).
  * What took effect is read back for the report.
  */
 #include "hp_backend.h"
