@@ -54,6 +54,28 @@ static atomic_int n_advised;
 static unsigned n_deleted;              /* under the lock */
 static pthread_mutex_t advised_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* 2 MiB granules holding an advised block's start: most frees are one bit
+ * test (set on insert, rebuilt with the set; a stale bit costs a lookup) */
+#define FILTER_BITS 4096u
+static _Atomic uint64_t filter[FILTER_BITS / 64];
+
+static unsigned granule(uintptr_t a)
+{
+	return (unsigned)(a >> 21) & (FILTER_BITS - 1);
+}
+
+static int maybe_advised(const void *p)
+{
+	unsigned g = granule((uintptr_t)p);
+	return (atomic_load_explicit(&filter[g / 64], memory_order_relaxed) >> (g % 64)) & 1;
+}
+
+static void filter_add(uintptr_t a)
+{
+	unsigned g = granule(a);
+	atomic_fetch_or_explicit(&filter[g / 64], (uint64_t)1 << (g % 64), memory_order_relaxed);
+}
+
 static unsigned slot_of(uintptr_t a)
 {
 	/* Fibonacci hashing: the top log2(ADVISED_CAP) = 14 bits of the product */
@@ -86,6 +108,7 @@ static void put_locked(uintptr_t a)
 	if (atomic_load_explicit(&advised[free_slot], memory_order_relaxed) == DELETED)
 		n_deleted--;
 	atomic_store_explicit(&advised[free_slot], a, memory_order_release);
+	filter_add(a);
 	atomic_fetch_add(&n_advised, 1);
 }
 
@@ -121,6 +144,8 @@ static void tidy_locked(int force)
 	}
 	atomic_store(&n_advised, 0);
 	n_deleted = 0;
+	for (unsigned i = 0; i < FILTER_BITS / 64; i++)
+		atomic_store_explicit(&filter[i], 0, memory_order_relaxed);
 	for (unsigned i = 0; i < n; i++)
 		put_locked(live[i]);    /* n < ADVISED_CAP / 2: no recursion */
 }
@@ -164,19 +189,29 @@ void *hp_thp_large_advise(void *p, size_t n)
 	return p;
 }
 
-/* Small requests, the hot path, are a tail call to the backend. */
+/* Small requests: a compare and a tail call; big ones out of line. */
+__attribute__((noinline)) static void *big_malloc(size_t n)
+{
+	return hp_thp_large_advise(inner.malloc(n), n);
+}
+
 static void *large_malloc(size_t n)
 {
-	if (n < threshold)
-		return inner.malloc(n);
-	return hp_thp_large_advise(inner.malloc(n), n);
+	if (__builtin_expect(n >= threshold, 0))
+		return big_malloc(n);
+	return inner.malloc(n);
+}
+
+__attribute__((noinline)) static void *big_memalign(size_t a, size_t n)
+{
+	return hp_thp_large_advise(inner.memalign(a, n), n);
 }
 
 static void *large_memalign(size_t a, size_t n)
 {
-	if (n < threshold)
-		return inner.memalign(a, n);
-	return hp_thp_large_advise(inner.memalign(a, n), n);
+	if (__builtin_expect(n >= threshold, 0))
+		return big_memalign(a, n);
+	return inner.memalign(a, n);
 }
 
 static void *large_calloc(size_t c, size_t n)
@@ -193,7 +228,7 @@ static void *large_calloc(size_t c, size_t n)
 
 static void large_free(void *p)
 {
-	if (p && forget(p))
+	if (p && maybe_advised(p) && forget(p))
 		hp_pages_unadvise_thp(p, inner.usable_size(p));
 	inner.free(p);
 }

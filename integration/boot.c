@@ -48,9 +48,14 @@ size_t hp_boot_used(void)
 	return atomic_load(&used);
 }
 
+/* free()'s bootstrap check: the arena's address from a variable, not a
+ * constant, so that `p - base` is one subtraction from memory (with the
+ * constant: lea and sub). */
+const unsigned char *hp_boot_base = hp_boot_arena;
+
 /* ---- bootstrap ops: start up, then forward (or serve from the arena) ---- */
 
-static void *boot_malloc(size_t n)
+void *hp_boot_malloc(size_t n)
 {
 	const struct hp_alloc_ops *o = hp_init();
 	return o ? o->malloc(n) : hp_boot_alloc(n ? n : 1, 16);
@@ -85,7 +90,7 @@ static void *boot_realloc(void *p, size_t n)
 	return q;
 }
 
-static void boot_free(void *p)
+void hp_boot_free(void *p)
 {
 	const struct hp_alloc_ops *o = hp_init();
 	if (o && p)
@@ -99,8 +104,8 @@ static size_t boot_usable_size(void *p)
 }
 
 const struct hp_alloc_ops hp_boot_ops = {
-	.malloc = boot_malloc,
-	.free = boot_free,
+	.malloc = hp_boot_malloc,
+	.free = hp_boot_free,
 	.calloc = boot_calloc,
 	.realloc = boot_realloc,
 	.memalign = boot_memalign,

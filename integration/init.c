@@ -15,6 +15,10 @@
  * the same process (two paths in LD_PRELOAD) stays inert: the dynamic linker
  * binds malloc to the first copy, so the second one's constructor sees that
  * the malloc in force belongs to another hugepolicy and does not start up.
+ *
+ * Publication (the end of start-up): the hot path's malloc and free
+ * pointers, then hp_current, each a release store; a thread that reads a
+ * backend pointer sees the backend started.
  */
 #define _GNU_SOURCE
 #include "hp_dispatch.h"
@@ -42,11 +46,27 @@ static const struct hp_backend *const backends[HP_BACKEND_COUNT] = {
 	[HP_BACKEND_MIMALLOC] = &hp_backend_mimalloc,
 };
 
+/* The hot path's jumps (hp_dispatch.h): the bootstrap ops' until start-up is done. */
+hp_malloc_fn_t _Atomic hp_malloc_fn = hp_boot_malloc;
+hp_free_fn_t _Atomic hp_free_fn = hp_boot_free;
+
+static void publish(const struct hp_alloc_ops *ops)
+{
+	atomic_store_explicit(&hp_malloc_fn, ops->malloc, memory_order_release);
+	atomic_store_explicit(&hp_free_fn, ops->free, memory_order_release);
+	atomic_store_explicit(&hp_current, ops, memory_order_release);
+}
+
+/* Swaps are between ops of the same backend (thp_large.c: a free that also
+ * withdraws advice), so a call racing with one may still reach `from`'s. */
 void hp_dispatch_swap(const struct hp_alloc_ops *from, const struct hp_alloc_ops *to)
 {
 	const struct hp_alloc_ops *expected = from;
-	atomic_compare_exchange_strong_explicit(&hp_current, &expected, to, memory_order_acq_rel,
-						memory_order_acquire);
+	if (!atomic_compare_exchange_strong_explicit(&hp_current, &expected, to, memory_order_acq_rel,
+						     memory_order_acquire))
+		return;
+	atomic_store_explicit(&hp_free_fn, to->free, memory_order_release);
+	atomic_store_explicit(&hp_malloc_fn, to->malloc, memory_order_release);
 }
 
 static const char *env_get(const char *name)
@@ -101,12 +121,12 @@ static void start_up(void)
 	hp_rt.backend = be;
 	if (hp_rt.plan.reserve && be != &hp_backend_mimalloc)
 		hp_say("HUGEPOLICY_RESERVE is for the mimalloc backend; ignored under %s", be->name);
-	atomic_store_explicit(&hp_current, ops, memory_order_release);
+	publish(ops);
 }
 
 static void say_decisions(void)
 {
-	char cfg[256];
+	char cfg[512];
 	const struct hp_plan *pl = &hp_rt.plan;
 	if (!pl->verbose || !hp_rt.backend)
 		return;

@@ -2,8 +2,11 @@
  * malloc.c - the C malloc family that hosts bind to.  Each entry point is
  * one indirect call to the selected backend's plain entry point (measured:
  * a function-pointer dispatch costs 5-15 % on malloc(32)/free, mallocx/
- * dallocx ~2x); argument checks the C standard and POSIX ask for are done
- * here once, for every backend, so that every backend gives the same answers:
+ * dallocx ~2x); malloc and free are a not-taken check and a single
+ * `jmp *ptr(%rip)` each (hp_dispatch.h; instructions per pair against the
+ * native allocators: perf/callgrind_pairs.sh).  Argument checks the C standard and
+ * POSIX ask for are done here once, for every backend, so that every
+ * backend gives the same answers:
  * - a NULL result for anything but realloc(p, 0) leaves errno == ENOMEM
  *   (EINVAL for an alignment that is not a power of two): jemalloc's realloc
  *   and aligned paths and mimalloc's aligned path return NULL with errno
@@ -58,18 +61,21 @@ static inline void *or_enomem(void *p)
 	return p;
 }
 
+/* The hot path: a check that is not taken and one jump to the backend
+ * (hp_dispatch.h). */
 HP_EXPORT void *malloc(size_t size)
 {
 	if (impossible(size))
 		return enomem();
-	return hp_ops()->malloc(size);
+	return hp_hot(hp_malloc_fn)(size);
 }
 
 HP_EXPORT void free(void *p)
 {
-	if (hp_boot_owns(p))
+	/* hp_boot_owns(p), the arena's address loaded rather than lea'd */
+	if ((uintptr_t)p - (uintptr_t)hp_boot_base < HP_BOOT_ARENA_BYTES)
 		return;                 /* bootstrap blocks live forever */
-	hp_ops()->free(p);
+	hp_hot(hp_free_fn)(p);
 }
 
 HP_EXPORT void *calloc(size_t n, size_t size)

@@ -16,7 +16,9 @@
  * try/catch, so a handler that throws ends in nullptr); without one, NULL.
  * Only a process with no C++ runtime at all gets the one-line abort from
  * throwing new.  Thread-safe: no state, the runtime is looked up per
- * failure.
+ * failure.  The fast path is malloc(n) and a NULL test, inline in each
+ * operator new, and delete is `jmp free`: both through the malloc and free
+ * symbols, so that a host's own malloc in front of ours serves new too.
  */
 #define _GNU_SOURCE
 #include "hp_dispatch.h"
@@ -78,36 +80,49 @@ static void *nothrow_oom(size_t size, size_t align, int aligned, const void *nt,
 	return ((void *(*)(size_t, const void *))rt.own)(size, nt);
 }
 
-static void *op_new(size_t size, size_t align, const void *caller)
+/* The hot path is the first try, inline in every operator new: malloc(n)
+ * itself where align <= 8, even for n == 0 (every backend's malloc(0) is a
+ * unique block; a NULL from an interposed malloc is retried below as 1).
+ * The rest - size 0 again, the handler loop, the throw - is out of line, so
+ * that the fast path keeps no frame beyond n (and reads the caller only on
+ * failure). */
+static inline void *first_try(size_t size, size_t align)
 {
-	void *p = try_alloc(size, align);
+	return align <= 8 ? malloc(size) : try_alloc(size, align);
+}
+
+__attribute__((noinline, cold)) static void *new_failed(size_t size, size_t align, const void *caller)
+{
+	void *p = size == 0 ? try_alloc(size, align) : NULL;
 	return p ? p : throwing_oom(size, align, caller);
 }
 
-static void *op_new_nothrow(size_t size, size_t align, int aligned, const void *nt,
-			    const char *own, const void *caller)
+__attribute__((noinline, cold)) static void *nothrow_failed(size_t size, size_t align, int aligned, const void *nt,
+							   const char *own, const void *caller)
 {
-	void *p = try_alloc(size, align);
+	void *p = size == 0 ? try_alloc(size, align) : NULL;
 	return p ? p : nothrow_oom(size, align, aligned, nt, own, caller);
 }
 
 #define CALLER __builtin_return_address(0)
-#define NEW(sym, args, call) HP_EXPORT void *sym args __asm__(#sym); void *sym args { return call; }
+/* an operator new: first_try(n, a), else `fail` (caller read only there) */
+#define NEW(sym, args, n, a, fail) HP_EXPORT void *sym args __asm__(#sym); \
+	void *sym args { void *p = first_try(n, a); return __builtin_expect(p != NULL, 1) ? p : fail; }
 #define DEL(sym, args) HP_EXPORT void sym args __asm__(#sym); void sym args { free(p); }
 
 /* new(size_t), new[](size_t), nothrow, aligned, aligned nothrow */
-NEW(_Znwm, (size_t n), op_new(n, 0, CALLER))
-NEW(_Znam, (size_t n), op_new(n, 0, CALLER))
-NEW(_ZnwmRKSt9nothrow_t, (size_t n, const void *nt),
-    op_new_nothrow(n, 0, 0, nt, "_ZnwmRKSt9nothrow_t", CALLER))
-NEW(_ZnamRKSt9nothrow_t, (size_t n, const void *nt),
-    op_new_nothrow(n, 0, 0, nt, "_ZnamRKSt9nothrow_t", CALLER))
-NEW(_ZnwmSt11align_val_t, (size_t n, size_t a), op_new(n, a, CALLER))
-NEW(_ZnamSt11align_val_t, (size_t n, size_t a), op_new(n, a, CALLER))
-NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, (size_t n, size_t a, const void *nt),
-    op_new_nothrow(n, a, 1, nt, "_ZnwmSt11align_val_tRKSt9nothrow_t", CALLER))
-NEW(_ZnamSt11align_val_tRKSt9nothrow_t, (size_t n, size_t a, const void *nt),
-    op_new_nothrow(n, a, 1, nt, "_ZnamSt11align_val_tRKSt9nothrow_t", CALLER))
+NEW(_Znwm, (size_t n), n, 0, new_failed(n, 0, CALLER))
+NEW(_Znam, (size_t n), n, 0, new_failed(n, 0, CALLER))
+NEW(_ZnwmRKSt9nothrow_t, (size_t n, const void *nt), n, 0,
+    nothrow_failed(n, 0, 0, nt, "_ZnwmRKSt9nothrow_t", CALLER))
+NEW(_ZnamRKSt9nothrow_t, (size_t n, const void *nt), n, 0,
+    nothrow_failed(n, 0, 0, nt, "_ZnamRKSt9nothrow_t", CALLER))
+NEW(_ZnwmSt11align_val_t, (size_t n, size_t a), n, a, new_failed(n, a, CALLER))
+NEW(_ZnamSt11align_val_t, (size_t n, size_t a), n, a, new_failed(n, a, CALLER))
+NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, (size_t n, size_t a, const void *nt), n, a,
+    nothrow_failed(n, a, 1, nt, "_ZnwmSt11align_val_tRKSt9nothrow_t", CALLER))
+NEW(_ZnamSt11align_val_tRKSt9nothrow_t, (size_t n, size_t a, const void *nt), n, a,
+    nothrow_failed(n, a, 1, nt, "_ZnamSt11align_val_tRKSt9nothrow_t", CALLER))
 
 /* delete, delete[]: plain, sized, nothrow, aligned, sized aligned, aligned nothrow */
 DEL(_ZdlPv, (void *p))
