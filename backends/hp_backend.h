@@ -74,6 +74,9 @@ void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct 
 void *hp_pages_map_hugetlb_size(size_t len, size_t align, size_t page_size, size_t *mapped_len,
 				struct hp_tlb_fail *why);
 void hp_pages_unmap(void *p, size_t len);
+/* len bytes of anonymous memory, 2 MiB-aligned, MADV_HUGEPAGE if thp; NULL
+ * if refused (a fork child's copy of a hugetlb mapping). */
+void *hp_pages_map_anon_aligned(size_t len, int thp);
 
 /* Process numbers from /proc/self/smaps_rollup: Rss, AnonHugePages,
  * Private_Hugetlb + Shared_Hugetlb (bytes).  0 on success, errno else. */
@@ -91,6 +94,7 @@ struct hp_thp_large_traits {
 	int realloc_keeps_advice;    /* growing a block >= threshold keeps its advised
 				      * pages (glibc: mremap of an mmapped chunk) */
 	int (*grow_in_place)(void *p, size_t n);   /* 1: p now holds n bytes; NULL: none */
+	void (*after_big)(void);     /* after each advised big block (jemalloc: its decay runs) */
 };
 /* Fill *out with `backend`'s ops wrapped so that malloc, calloc, realloc and
  * memalign results of at least min_bytes get MADV_HUGEPAGE before their first
@@ -138,6 +142,12 @@ void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on
  * returns (hugetlb_fork.c), unless copy is 0 (HUGEPOLICY_FORK=inherit).
  * Once, at start-up. */
 void hp_fork_init(int thp_available, int verbose, int copy);
+/* hugetlb_fork_sigbus.c: from prepare to the end of the child handler, a
+ * child's SIGBUS inside a staged mapping puts the staged copy there
+ * (hp_fork_place_staged, hugetlb_fork.c: 1 if it did) and retries. */
+void hp_fork_sigbus_arm(void);
+void hp_fork_sigbus_disarm(void);
+int hp_fork_place_staged(const void *addr);
 
 /* ---- blocks >= min_bytes from the hugetlb pool, in front of any backend
  * (hugetlb_large.c); the THP fallback uses thp_large.c, which the caller
@@ -202,6 +212,8 @@ size_t hpje_xallocx(void *p, size_t size, size_t extra, int flags);
 void *hpje_mallocx(size_t size, int flags);
 void hpje_dallocx(void *p, int flags);
 int hpje_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+int hpje_mallctlnametomib(const char *name, size_t *mibp, size_t *miblenp);
+int hpje_mallctlbymib(const size_t *mib, size_t miblen, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
 /* jemalloc_arenas.c: every automatic arena created now where mmap may fail
  * later (RLIMIT_AS/RLIMIT_DATA, strict overcommit); the describe note. */
 void hp_jemalloc_arenas_prepare(void);
@@ -222,6 +234,7 @@ void hp_jemalloc_hugetlb_describe(struct hp_buf *b);
  * auto) made now and given the ordinary arenas' decay, so freed big blocks
  * are reused instead of faulted in again; the describe note. */
 void hp_jemalloc_huge_arena_keep(size_t threshold);
+void hp_jemalloc_huge_arena_tick(void);      /* its time-based decay, now */
 void hp_jemalloc_huge_arena_describe(struct hp_buf *b);
 extern const char *hpje_malloc_conf;
 #pragma GCC visibility pop

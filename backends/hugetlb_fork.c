@@ -16,14 +16,10 @@
  * (THP-advised where THP is on) that mremap(2) puts at the same address.
  * Until the child is done, the thread that forked waits in the parent (a
  * pipe the child closes), so the parent's own writes cannot take the pages
- * away from the child meanwhile.  What remains: other parent threads that
- * write to a hugetlb mapping during that copy while the pool is empty (the
- * kernel may still take such a page from the child; said at fork time).
- *
- * Mappings of pages above 2 MiB (1 GiB) are always copied in the parent
- * before fork, as for multi-threaded parents below: a 1 GiB page shared with
- * a child was seen taken away from it right after fork (SIGBUS, "killed due
- * to inadequate hugepage pool") before it could copy it.
+ * away from the child meanwhile.  Mappings of pages above 2 MiB (1 GiB), and
+ * every mapping of a multi-threaded parent, are staged in the parent before
+ * fork instead (below): a 1 GiB page shared with a child was seen taken away
+ * from it right after fork, before it could copy it.
  *
  * HUGEPOLICY_FORK=inherit skips the copy (fork stays as fast as the
  * kernel's; measured here: 0.3 ms against ~370 ms for 1 GiB of hugetlb
@@ -59,40 +55,21 @@ static int staged;                       /* level 1 only */
 static sigset_t old_mask[LEVELS];        /* signals are blocked from prepare to parent/child */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* Multi-threaded parents: a copy is made in the parent before fork, into
- * anonymous memory the child inherits as ordinary copy-on-write pages.  The
- * child still inherits the hugetlb mappings themselves: glibc's fork writes
- * to every open FILE (fresetlockfiles) before any atfork child handler runs,
- * and under jemalloc hugetlb a FILE sits in a hugetlb slab (a mapping left
- * out with MADV_DONTFORK was a SIGSEGV there, first fork, every run).  The
- * child's handler then makes each mapping its own with MADV_POPULATE_WRITE,
- * and only where that is refused - the pool has no page, or another parent
- * thread's write made the kernel take a shared page from the child (6 of 6
- * children died of that in the stress test before the staged copies) -
- * puts the staged copy there instead.  The copy is taken while other
- * threads run: as consistent as the data those threads were writing at fork
- * time.  What remains: with the pool empty at fork time, glibc's own write
- * to a FILE in a hugetlb page needs a pool page the child cannot get
- * (SIGBUS); and where the staged copy replaces the mapping, the child's
- * writes before its handler ran are undone. */
+/* Multi-threaded parents: a copy of each mapping is staged in the parent
+ * before fork (anonymous memory the child inherits copy-on-write), and the
+ * child still inherits the mappings: glibc's fork writes to every open FILE
+ * before any atfork child handler runs, and under jemalloc hugetlb a FILE
+ * sits in a hugetlb slab (MADV_DONTFORK was a SIGSEGV there).  The child's
+ * handler makes each mapping its own with MADV_POPULATE_WRITE, and puts the
+ * staged copy there only where that is refused: no pool page, or another
+ * parent thread's write took a shared page from the child (6 of 6 children
+ * died of that before the staged copies).  A child's fault on such a page
+ * before its handler runs is caught (hugetlb_fork_sigbus.c).  The copy is
+ * as consistent as the data other threads were writing at fork time; where
+ * it replaces the mapping, the child's earlier writes are undone. */
 #define MAX_STAGED 1024
 static struct stage { void *base, *copy; size_t len; } stage[MAX_STAGED];
 static unsigned nstaged;
-
-static void *anon_aligned(size_t len)
-{
-	unsigned char *raw = mmap(NULL, len + HP_HUGE_2M, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (raw == MAP_FAILED)
-		return NULL;
-	unsigned char *tmp = (unsigned char *)(((uintptr_t)raw + HP_HUGE_2M - 1) & ~(uintptr_t)(HP_HUGE_2M - 1));
-	if (tmp > raw)
-		munmap(raw, (size_t)(tmp - raw));
-	if (tmp + len < raw + len + HP_HUGE_2M)
-		munmap(tmp + len, (size_t)(raw + len + HP_HUGE_2M - (tmp + len)));
-	if (thp_ok)
-		madvise(tmp, len, MADV_HUGEPAGE);
-	return tmp;
-}
 
 struct rehome { size_t copied, moved, lost; };
 
@@ -109,7 +86,7 @@ static void own(void *base, size_t len, int owner, unsigned char *on_pool, void 
 	}
 	/* no pool page for the child's copy: anonymous memory at the same
 	 * address, 2 MiB-aligned so THP can back it */
-	unsigned char *tmp = anon_aligned(len);
+	unsigned char *tmp = hp_pages_map_anon_aligned(len, thp_ok);
 	if (!tmp) {
 		r->lost += len;
 		return;
@@ -125,11 +102,7 @@ static void own(void *base, size_t len, int owner, unsigned char *on_pool, void 
 }
 
 /* parent: stage a copy of each mapping (multi-threaded) or of each mapping
- * of pages above 2 MiB (1 GiB: a parent's write to one that it shares with
- * a child takes it away from the child when the pool has no second page -
- * the kernel unmaps it there, "killed due to inadequate hugepage pool" -
- * and this was seen to happen right after fork, before the child could copy
- * it); *ok cleared when a copy cannot be made */
+ * of pages above 2 MiB (see the top); *ok cleared when one cannot be made */
 struct stage_arg { int ok, all; };
 
 static void stage_one(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
@@ -139,7 +112,7 @@ static void stage_one(void *base, size_t len, int owner, unsigned char *on_pool,
 	(void)owner;
 	if (!*on_pool || !*ok || (!a->all && hp_tlb_page_of(base) <= HP_HUGE_2M))
 		return;
-	void *c = nstaged < MAX_STAGED ? anon_aligned(len) : NULL;
+	void *c = nstaged < MAX_STAGED ? hp_pages_map_anon_aligned(len, thp_ok) : NULL;
 	if (!c) {
 		*ok = 0;
 		return;
@@ -150,10 +123,27 @@ static void stage_one(void *base, size_t len, int owner, unsigned char *on_pool,
 
 static void unstage(void)
 {
-	for (unsigned i = 0; i < nstaged; i++) {
+	for (unsigned i = 0; i < nstaged; i++)
 		munmap(stage[i].copy, stage[i].len);
-	}
 	nstaged = 0;
+}
+
+/* child, in the SIGBUS handler (hugetlb_fork_sigbus.c): the staged copy of
+ * the mapping holding addr put there; 1 if it was */
+int hp_fork_place_staged(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	for (unsigned i = 0; i < nstaged; i++) {
+		uintptr_t b = (uintptr_t)stage[i].base;
+		if (a < b || a - b >= stage[i].len)
+			continue;
+		if (!stage[i].copy ||
+		    mremap(stage[i].copy, stage[i].len, stage[i].len, MREMAP_MAYMOVE | MREMAP_FIXED, stage[i].base) == MAP_FAILED)
+			return 0;
+		stage[i].copy = NULL;
+		return 1;
+	}
+	return 0;
 }
 
 /* child: the staged copies are where the hugetlb mappings were */
@@ -163,9 +153,12 @@ static void place(void *base, size_t len, int owner, unsigned char *on_pool, voi
 	(void)owner;
 	for (unsigned i = 0; i < nstaged; i++)
 		if (stage[i].base == base) {
-			/* the child inherits the mapping (glibc's fork writes to
-			 * FILEs in it before any child handler runs) and makes it
-			 * its own; the staged copy only where the pool has no page */
+			if (!stage[i].copy) {           /* placed already, by the SIGBUS handler */
+				*on_pool = 0;
+				r->moved += len;
+				return;
+			}
+			/* the child's own pages, or the staged copy (see above) */
 			if (*on_pool && madvise(base, len, MADV_POPULATE_WRITE) == 0) {
 				munmap(stage[i].copy, len);
 				r->copied += len;
@@ -188,6 +181,7 @@ static void prepare(void)
 	 * a signal that arrives is delivered when parent() or child() is done */
 	sigset_t all, was;
 	sigfillset(&all);
+	sigdelset(&all, SIGBUS);        /* a blocked SIGBUS from a fault kills */
 	pthread_sigmask(SIG_BLOCK, &all, &was);
 	hp_tlb_lock();
 	unsigned lv = depth++;
@@ -206,6 +200,8 @@ static void prepare(void)
 			if (!a.ok)
 				unstage();      /* no memory for the copies: the child copies */
 			staged = a.ok && a.all;     /* all of them: no pipe, no wait */
+			if (staged && nstaged)
+				hp_fork_sigbus_arm();
 		}
 		int fds[2];
 		if (!(lv == 0 && staged) && pipe2(fds, O_CLOEXEC) == 0) {
@@ -221,6 +217,8 @@ static void parent(void)
 	int saved = errno;
 	unsigned lv = --depth;
 	if (lv < LEVELS) {
+		if (lv == 0)
+			hp_fork_sigbus_disarm();
 		if (lv == 0 && nstaged)
 			unstage();
 		if (wait_fds[lv] >= 0) {
@@ -255,6 +253,8 @@ static void child(void)
 			hp_tlb_each(place, &r);
 			nstaged = 0;            /* the copies are the child's memory now */
 		}
+		if (lv == 0)
+			hp_fork_sigbus_disarm();
 		if (wait_fds[lv] >= 0) {
 			close(wait_fds[lv]);
 			hp_tlb_each(own, &r);

@@ -27,9 +27,11 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct hp_alloc_ops inner;
 static size_t pool_min = 4u * HP_MIB;
+static size_t ram = SIZE_MAX;                  /* the machine's memory: no pool has more */
 static size_t small_page = HP_HUGE_2M, big_page, big_min;
 static int fallback_thp, verbose;
 static atomic_int said_fallback, said_first_block, said_big_refused, said_first_big;
@@ -58,7 +60,9 @@ static void say(atomic_int *once, size_t n, size_t page, const struct hp_tlb_fai
 
 static void *from_pool(size_t n, size_t align)
 {
-	if (n < pool_min)
+	/* more than the machine's memory: no pool can serve it, so it is not
+	 * the pool's refusal (nor counted as one); the backend answers */
+	if (n < pool_min || n > ram)
 		return NULL;
 	int saved = errno, big = big_page && n >= big_min;
 	struct hp_tlb_fail why = { 0, 0 };
@@ -155,6 +159,9 @@ void hp_tlb_large_init(const struct hp_alloc_ops *backend, size_t min_bytes, int
 {
 	inner = *backend;
 	pool_min = min_bytes;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	ram = pages > 0 && psz > 0 && (unsigned long)pages <= SIZE_MAX / (unsigned long)psz ? (size_t)pages * (size_t)psz
+										    : SIZE_MAX;
 	fallback_thp = thp_fallback;
 	verbose = say;
 	/* the plan's page sizes (made before any backend starts; read-only) */

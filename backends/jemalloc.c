@@ -31,6 +31,7 @@ const struct hp_alloc_ops hp_jemalloc_ops = {
 static const char *user_conf;
 static struct hp_alloc_ops large_ops, tlb_ops;
 static size_t tlb_min;                   /* pages=hugetlb: blocks from the pool from this size */
+static size_t tlb_page, tlb_big;         /* ... from pools of these page sizes (0: none) */
 static int large_scope;                  /* THP on blocks >= threshold only */
 static size_t large_threshold;
 static char conf[128];
@@ -94,7 +95,8 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 		snprintf(plan->pages_reason, sizeof plan->pages_reason,
 			 "opt.thp=%s (MALLOC_CONF, or the kernel has no THP)", v);
 	}
-	static const struct hp_thp_large_traits je_traits = { .grow_in_place = grow_in_place };
+	static const struct hp_thp_large_traits je_traits = { .grow_in_place = grow_in_place,
+							       .after_big = hp_jemalloc_huge_arena_tick };
 	if (plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE) {
 		large_scope = 1;
 		large_threshold = (size_t)plan->threshold;
@@ -108,9 +110,14 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 				  &tlb_ops);
 		tlb_min = (size_t)plan->hugetlb_min;
 		*ops = &tlb_ops;
+		tlb_page = (size_t)plan->hugetlb_page;
+		tlb_big = (size_t)plan->hugetlb_big_page;
+		if (!tlb_page)
+			tlb_min = (size_t)plan->hugetlb_big_min;     /* only the big pool serves */
 		/* jemalloc's own extents (every smaller block, its slabs and
-		 * metadata) from the pool too, through its extent hooks */
-		if (hp_jemalloc_hugetlb_install(plan->verbose) != 0 && plan->verbose)
+		 * metadata) from the 2 MiB pool too, through its extent hooks -
+		 * where the plan gives smaller blocks that pool at all */
+		if (tlb_page == HP_HUGE_2M && hp_jemalloc_hugetlb_install(plan->verbose) != 0 && plan->verbose)
 			hp_say("jemalloc: no arena took the extent hooks: its own heap stays on base pages");
 	}
 	return 0;
@@ -135,8 +142,15 @@ static void jemalloc_describe(char *buf, size_t cap)
 			      large_threshold);
 		hp_jemalloc_huge_arena_describe(&b);
 	}
-	if (tlb_min)
-		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool", tlb_min);
+	if (tlb_min) {
+		char sp[24], bp[24];
+		hp_size_name(tlb_page, sp, sizeof sp);
+		hp_size_name(tlb_big, bp, sizeof bp);
+		hp_buf_printf(&b, ", blocks >= %zu B from the hugetlb pool%s%s%s%s", tlb_min, tlb_page ? " of " : "",
+			      tlb_page ? sp : "", tlb_big ? (tlb_page ? " and of " : " of ") : "", tlb_big ? bp : "");
+		if (tlb_page != HP_HUGE_2M)
+			hp_buf_printf(&b, "; jemalloc's own heap off the pool (no 2 MiB pool for smaller blocks)");
+	}
 	hp_jemalloc_hugetlb_describe(&b);
 	hp_jemalloc_arenas_describe(&b);
 	if (user_conf)

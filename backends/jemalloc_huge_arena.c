@@ -31,6 +31,7 @@
 #define KEEP_MAX ((size_t)64 << 20)
 
 static unsigned huge_ind;               /* the oversize arena's index; 0: not changed */
+static size_t decay_mib[3], decay_miblen;   /* "arena.<huge_ind>.decay" */
 static ssize_t was_dirty = -2;          /* its dirty decay before (jemalloc's: 0) */
 
 static int read_ssize(const char *name, ssize_t *v)
@@ -73,8 +74,23 @@ void hp_jemalloc_huge_arena_keep(size_t threshold)
 	snprintf(name, sizeof name, "arena.%u.oversize_threshold", ind);
 	if (hpje_mallctl(name, NULL, NULL, &keep, sizeof keep) != 0)
 		return;                 /* decay alone would change nothing */
+	snprintf(name, sizeof name, "arena.%u.decay", ind);
+	decay_miblen = 3;
+	if (hpje_mallctlnametomib(name, decay_mib, &decay_miblen) != 0)
+		decay_miblen = 0;
 	huge_ind = ind;
 	was_dirty = old;
+}
+
+/* jemalloc checks an arena's decay clock only every 1000 of its own
+ * allocations and frees, which the oversize arena may never reach: each
+ * big block allocated runs it now (about a microsecond, against the
+ * hundreds a fresh 4 MiB block costs), so freed big blocks leave within
+ * dirty_decay_ms of the program's big-block activity */
+void hp_jemalloc_huge_arena_tick(void)
+{
+	if (decay_miblen)
+		hpje_mallctlbymib(decay_mib, decay_miblen, NULL, NULL, NULL, 0);
 }
 
 void hp_jemalloc_huge_arena_describe(struct hp_buf *b)

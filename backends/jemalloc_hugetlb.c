@@ -137,6 +137,7 @@ static void *tlb_map(size_t size, size_t align)
 		return p;
 	}
 	hp_tlb_fallback(HP_TLB_ARENA, size);
+	hp_tlb_refused(HP_HUGE_2M, size);
 	if (verbose && atomic_fetch_add(&said, 1) == 0)
 		hp_say("jemalloc arena extent of %zu B not from the 2 MiB pool: %s (%s); ordinary pages "
 		       "(said once)", size, hp_tlb_stage_name(why.stage), strerror(why.err));

@@ -50,6 +50,21 @@ void hp_pages_unadvise_thp(void *p, size_t len)
 	errno = saved;
 }
 
+void *hp_pages_map_anon_aligned(size_t len, int thp)
+{
+	unsigned char *raw = mmap(NULL, len + HP_HUGE_2M, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return NULL;
+	unsigned char *tmp = (unsigned char *)(((uintptr_t)raw + HP_HUGE_2M - 1) & ~(uintptr_t)(HP_HUGE_2M - 1));
+	if (tmp > raw)
+		munmap(raw, (size_t)(tmp - raw));
+	if (tmp + len < raw + len + HP_HUGE_2M)
+		munmap(tmp + len, (size_t)(raw + len + HP_HUGE_2M - (tmp + len)));
+	if (thp)
+		madvise(tmp, len, MADV_HUGEPAGE);
+	return tmp;
+}
+
 void hp_pages_unmap(void *p, size_t len)
 {
 	int saved = errno;

@@ -21,9 +21,8 @@
  *   glibc, onto pages advised only afterwards.
  *
  * Used by the system backend for pages=thp and by every backend for
- * pages=auto.  One wrapper set per process: the inner ops and traits are
- * copied once at start-up (hp_thp_large_init) and read-only after, so every
- * function here is thread-safe.
+ * pages=auto.  The inner ops and traits are copied once at start-up
+ * (hp_thp_large_init), read-only after: every function is thread-safe.
  */
 #include "hp_backend.h"
 
@@ -182,6 +181,8 @@ void *hp_thp_large_advise(void *p, size_t n)
 		size_t advised = hp_pages_advise_thp(p, n);
 		if (traits.withdraw_on_free && advised)
 			remember(p);
+		if (traits.after_big)
+			traits.after_big();
 		if (verbose && !atomic_exchange(&said_first_advice, 1))
 			hp_say("THP: first block of %zu bytes: %zu bytes can be huge pages (MADV_HUGEPAGE)%s", n,
 			       advised, advised ? "" : " (madvise refused or no aligned 2 MiB inside)");
@@ -189,8 +190,7 @@ void *hp_thp_large_advise(void *p, size_t n)
 	return p;
 }
 
-/* Small requests: a compare and a tail call; big ones out of line. */
-__attribute__((noinline)) static void *big_malloc(size_t n)
+__attribute__((noinline)) static void *big_malloc(size_t n)   /* out of the hot path */
 {
 	return hp_thp_large_advise(inner.malloc(n), n);
 }

@@ -28,6 +28,8 @@ unset(CMAKE_REQUIRED_LINK_OPTIONS)
 set(SAN_DIR ${CMAKE_CURRENT_SOURCE_DIR}/sanitize)
 file(GLOB SAN_POLICY CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/policy/*.c)
 set(SAN_TLB ${CMAKE_SOURCE_DIR}/backends/hugetlb_map.c ${CMAKE_SOURCE_DIR}/backends/hugetlb_pages.c)
+set(SAN_FORK ${CMAKE_SOURCE_DIR}/backends/hugetlb_fork.c ${CMAKE_SOURCE_DIR}/backends/hugetlb_fork_sigbus.c
+  ${CMAKE_SOURCE_DIR}/backends/pages.c)
 set(SAN_ENV "ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:strict_string_checks=1"
   "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
   "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
@@ -72,8 +74,7 @@ endif()
 
 if(HP_SAN_HAVE_TSAN)
   san_target(san_tsan -fsanitize=thread
-    ${SAN_DIR}/san_tsan.c ${SAN_DIR}/san_tlb.c ${SAN_DIR}/san_common.c ${SAN_POLICY} ${SAN_TLB}
-    ${CMAKE_SOURCE_DIR}/backends/hugetlb_fork.c)
+    ${SAN_DIR}/san_tsan.c ${SAN_DIR}/san_tlb.c ${SAN_DIR}/san_common.c ${SAN_POLICY} ${SAN_TLB} ${SAN_FORK})
   san_test(tsan_hugetlb_table_from_threads_has_no_data_race san_tsan tlb)
   san_test(tsan_fork_while_threads_change_the_hugetlb_table san_tsan fork)
   san_test(tsan_options_probe_plan_and_say_from_threads_have_no_data_race san_tsan policy)
@@ -81,7 +82,7 @@ if(HP_SAN_HAVE_TSAN)
   # start-up itself: init.c + boot.c with stub backends (san_startup.c)
   san_target(san_startup -fsanitize=thread
     ${SAN_DIR}/san_startup.c ${CMAKE_SOURCE_DIR}/integration/init.c ${CMAKE_SOURCE_DIR}/integration/boot.c
-    ${SAN_POLICY} ${SAN_TLB} ${CMAKE_SOURCE_DIR}/backends/hugetlb_fork.c ${CMAKE_SOURCE_DIR}/backends/thp_switch.c)
+    ${SAN_POLICY} ${SAN_TLB} ${SAN_FORK} ${CMAKE_SOURCE_DIR}/backends/thp_switch.c)
   san_test(tsan_start_up_race_runs_start_up_once_and_shares_the_plan san_startup system)
   san_test(tsan_start_up_race_falls_back_from_a_refusing_backend san_startup system)
   set_property(TEST tsan_start_up_race_runs_start_up_once_and_shares_the_plan APPEND PROPERTY

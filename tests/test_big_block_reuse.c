@@ -8,6 +8,11 @@
  *   so every round faulted it in again: 8 or more faults);
  * - give back: a filled 128 MiB block, freed, leaves the process's Rss (as
  *   /proc/self/smaps_rollup says) at least 120 MiB lower;
+ * - decay: 20 freed 8 MiB blocks between live ones (runs that do not
+ *   coalesce past 64 MiB) are kept at first, and gone from Rss within
+ *   jemalloc's dirty_decay_ms (10 s) of further big-block activity (jemalloc
+ *   itself checked that clock only every 1000 operations of that arena, so
+ *   they stayed for good);
  * - the config line says what took effect, read back by mallctl. */
 #define _GNU_SOURCE
 #include "check.h"
@@ -16,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #define MIB (1024u * 1024u)
 
@@ -75,6 +81,33 @@ int main(void)
 		printf("128 MiB block: Rss %lld kB filled, %lld kB after free\n", held, after);
 		CHECK_MSG(held - after >= 120 * 1024, "a freed 128 MiB block stayed resident");
 	}
+
+	/* decay */
+	enum { NB = 40 };
+	unsigned char *b[NB];
+	for (int i = 0; i < NB; i++) {
+		b[i] = malloc(8 * MIB);
+		CHECK(b[i] != NULL);
+		if (b[i])
+			memset(b[i], i, 8 * MIB);
+		__asm__ volatile("" : : "r"(b[i]) : "memory");
+	}
+	long long live = rss_kb();
+	for (int i = 0; i < NB; i += 2)
+		free(b[i]);
+	long long kept = rss_kb();
+	long long later = kept;
+	for (int s = 0; s < 30 && later > live - 120 * 1024; s++) {     /* at most 15 s */
+		for (int k = 0; k < 3; k++)
+			round_faults(4 * MIB);
+		struct timespec half = { 0, 500 * 1000 * 1000 };
+		nanosleep(&half, NULL);
+		later = rss_kb();
+	}
+	printf("20 of 40 8 MiB blocks freed: Rss %lld kB live, %lld kB right after, %lld kB later\n", live, kept, later);
+	CHECK_MSG(later <= live - 120 * 1024, "freed big blocks stayed resident through 15 s of big-block activity");
+	for (int i = 1; i < NB; i += 2)
+		free(b[i]);
 
 	FILE *t = tmpfile();
 	char report[8192] = "";

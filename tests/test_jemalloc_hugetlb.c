@@ -1,6 +1,6 @@
 /* test_jemalloc_hugetlb.c - jemalloc's own heap on the hugetlb pool
  * (backends/jemalloc_hugetlb.c), asked of the kernel.
- * usage: test_jemalloc_hugetlb small|threads|cgroup|fork|fork_files|reuse|report
+ * usage: test_jemalloc_hugetlb small|threads|cgroup|fork|fork_files[_drained]|reuse|report
  * Run under HUGEPOLICY_BACKEND=jemalloc HUGEPOLICY_PAGES=hugetlb with pages
  * in the pool (tests/hugetlb_pool.sh).  Every block is below the 4 MiB
  * threshold, so none of them is a block of the front layer
@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -253,7 +254,24 @@ static void *reader(void *arg)
 	return arg;
 }
 
-static int fork_files(void)
+/* Every free page of the 2 MiB pool taken by this process's own populated
+ * mappings (not hugepolicy's: the child never touches them), so a child's
+ * copy-on-write of a hugetlb page finds none; the number taken. */
+static void *drained[8192];
+static int drain_pool(void)
+{
+	int n = 0;
+	while (n < 8192) {
+		void *p = mmap(NULL, 2u << 20, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0);
+		if (p == MAP_FAILED)
+			break;
+		drained[n++] = p;
+	}
+	return n;
+}
+
+static int fork_files_run(int drain)
 {
 	int fd = mkstemp(line_file);
 	CHECK(fd >= 0);
@@ -271,6 +289,9 @@ static int fork_files(void)
 	pthread_t th[4];
 	for (long t = 0; t < 4; t++)
 		CHECK(pthread_create(&th[t], NULL, reader, (void *)t) == 0);
+	int taken = drain ? drain_pool() : 0;
+	if (drain)
+		printf("pool drained: %d pages taken\n", taken);
 	int bad = 0, n = 0;
 	for (; n < 300 && !bad; n++) {
 		pid_t pid = fork();
@@ -287,11 +308,18 @@ static int fork_files(void)
 	atomic_store(&stop, 1);
 	for (int t = 0; t < 4; t++)
 		pthread_join(th[t], NULL);
+	for (int i = 0; i < taken; i++)
+		munmap(drained[i], 2u << 20);
 	fclose(w);
 	unlink(line_file);
 	printf("%d forks, %s\n", n, bad ? "a child died" : "every child exited 17");
 	CHECK(!bad);
 	return check_result("jemalloc_hugetlb fork_files");
+}
+
+static int fork_files(void)
+{
+	return fork_files_run(0);
 }
 
 static int reuse(void)
@@ -383,8 +411,10 @@ int main(int argc, char **argv)
 		return reuse();
 	if (strcmp(mode, "fork_files") == 0)
 		return fork_files();
+	if (strcmp(mode, "fork_files_drained") == 0)
+		return fork_files_run(1);
 	if (strcmp(mode, "report") == 0)
 		return report();
-	fprintf(stderr, "usage: test_jemalloc_hugetlb small|threads|cgroup|fork|fork_files|reuse|report\n");
+	fprintf(stderr, "usage: test_jemalloc_hugetlb small|threads|cgroup|fork|fork_files[_drained]|reuse|report\n");
 	return 2;
 }
