@@ -32,4 +32,14 @@ static inline int smaps_vma_field(const void *p, const char *field, char *out, s
 	return found;
 }
 
+/* KernelPageSize of the mapping holding p, in kB; -1 if none */
+static inline long smaps_vma_page_kb(const void *p)
+{
+	char line[512];
+	long kb = -1;
+	if (smaps_vma_field(p, "KernelPageSize:", line, sizeof line))
+		sscanf(line, "KernelPageSize: %ld", &kb);
+	return kb;
+}
+
 #endif

@@ -31,11 +31,7 @@ enum { MB2 = 2 << 20 };
 
 static int kps_kb(const void *p)
 {
-	char line[512];
-	int kb = -1;
-	if (smaps_vma_field(p, "KernelPageSize:", line, sizeof line))
-		sscanf(line, "KernelPageSize: %d", &kb);
-	return kb;
+	return (int)smaps_vma_page_kb(p);
 }
 
 static unsigned long long hugetlb_now(void)

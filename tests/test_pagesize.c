@@ -51,11 +51,7 @@ static long pool_u(const char *name)
 
 static long page_kb(const void *p)
 {
-	char line[512];
-	long kb = -1;
-	if (smaps_vma_field(p, "KernelPageSize:", line, sizeof line))
-		sscanf(line, "KernelPageSize: %ld", &kb);
-	return kb;
+	return smaps_vma_page_kb(p);
 }
 
 static void fill(unsigned char *p, size_t n, unsigned seed)
