@@ -13,8 +13,12 @@
  * SIGBUS handler is armed: in the child, a fault inside a staged mapping
  * puts the staged copy at its address (mremap, async-signal-safe) and the
  * write is made again, on the child's own memory.  Any other SIGBUS - in the
- * parent, outside those mappings, or with no copy - gets the disposition it
- * had before (restored, and the instruction faults again).
+ * parent, outside those mappings, sent by kill/tgkill, or with no copy - goes
+ * to the disposition the program had: its handler is called as the kernel
+ * would have called it, SIG_DFL and SIG_IGN are put back (a sent SIGBUS is
+ * then raised again, a fault repeats).  Within the window a sigaction query
+ * of SIGBUS sees hugepolicy's handler; a handler the program installs
+ * meanwhile is kept (not overwritten when the window closes).
  */
 #define _GNU_SOURCE
 #include "hp_backend.h"
@@ -27,21 +31,47 @@ static struct sigaction before;
 static pid_t parent_pid;
 static volatile sig_atomic_t armed;
 
+static void on_sigbus(int sig, siginfo_t *si, void *uc);
+
 static void disarm(void)
 {
 	if (armed) {
 		armed = 0;
-		sigaction(SIGBUS, &before, NULL);
+		struct sigaction now;
+		/* only if ours is still there: a handler installed meanwhile stays */
+		if (sigaction(SIGBUS, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_sigbus)
+			sigaction(SIGBUS, &before, NULL);
 	}
+}
+
+/* The program's own disposition, as if hugepolicy's handler were not there. */
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+	if (before.sa_flags & SA_SIGINFO) {
+		if (before.sa_sigaction)
+			before.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (before.sa_handler == SIG_IGN && si->si_code <= 0)
+		return;                 /* a sent SIGBUS the program ignores */
+	if (before.sa_handler == SIG_DFL || before.sa_handler == SIG_IGN) {
+		/* the process ends as it would have: a fault repeats on return
+		 * (the kernel forces the default on an ignored one), a sent
+		 * SIGBUS is sent again and delivered once this handler returns */
+		disarm();
+		if (si->si_code <= 0)
+			raise(SIGBUS);
+		return;
+	}
+	before.sa_handler(sig);
 }
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
-	(void)uc;
-	if (armed && getpid() != parent_pid && hp_fork_place_staged(si->si_addr))
+	/* si_code > 0: raised by the kernel for a fault (not kill/tgkill/sigqueue) */
+	if (armed && si->si_code > 0 && getpid() != parent_pid && hp_fork_place_staged(si->si_addr))
 		return;                 /* the faulting write runs again, on the copy */
-	disarm();                       /* the fault repeats under the old disposition */
+	chain(sig, si, uc);
 }
 
 void hp_fork_sigbus_arm(void)
