@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../policy/hp_policy.h"
 
@@ -214,6 +215,11 @@ void hpje_dallocx(void *p, int flags);
 int hpje_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
 int hpje_mallctlnametomib(const char *name, size_t *mibp, size_t *miblenp);
 int hpje_mallctlbymib(const size_t *mib, size_t miblen, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+/* jemalloc_os.c: the embedded jemalloc's own calls of mmap, munmap and
+ * madvise, renamed (jemalloc_embed.sh) */
+void *hpje_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int hpje_munmap(void *p, size_t len);
+int hpje_madvise(void *p, size_t len, int advice);
 /* jemalloc_arenas.c: every automatic arena created now where mmap may fail
  * later (RLIMIT_AS/RLIMIT_DATA, strict overcommit); the describe note. */
 void hp_jemalloc_arenas_prepare(void);
@@ -237,6 +243,20 @@ void hp_jemalloc_huge_arena_keep(size_t threshold);
 void hp_jemalloc_huge_arena_tick(void);      /* its time-based decay, now */
 void hp_jemalloc_huge_arena_describe(struct hp_buf *b);
 extern const char *hpje_malloc_conf;
+
+/* ---- heap promotion (heap_promote.c), the rule in policy/promote.c ---- */
+/* From plan->promote_min (0: never).  A backend whose scope ends up not
+ * LARGE never promotes. */
+void hp_promote_init(const struct hp_plan *plan);
+/* The allocator mapped [p, p+len) of ordinary anonymous memory: counted
+ * (fixed: MAP_FIXED over its own range, not counted again), the heap
+ * sampled now and then; 1 when it is promoted (the range then advised
+ * MADV_HUGEPAGE here), else 0. */
+int hp_promote_mapped(void *p, size_t len, int fixed);
+void hp_promote_unmapped(void *p, size_t len);
+int hp_promote_active(void);
+void hp_promote_poll(void);                    /* a big block came: sample now and then */
+void hp_promote_describe(struct hp_buf *b);     /* "; heap promotion: ..." */
 #pragma GCC visibility pop
 
 #endif

@@ -76,6 +76,7 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 		hpje_malloc_conf = all ? "thp:always,metadata_thp:auto" TRUST : "thp:never,metadata_thp:disabled" TRUST;
 	}
 	user_conf = plan->user_malloc_conf;
+	hp_promote_init(plan);          /* jemalloc's mappings come through jemalloc_os.c */
 	const char *v = NULL;
 	size_t len = sizeof v;
 	int rc = hpje_mallctl("opt.thp", &v, &len, NULL, 0);   /* runs malloc_init */
@@ -103,7 +104,10 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 		hp_thp_large_init(&hp_jemalloc_ops, &je_traits, large_threshold, plan->verbose, &large_ops);
 		hp_jemalloc_huge_arena_keep(large_threshold);
 		*ops = &large_ops;
-	} else if (plan->pages == HP_PAGES_HUGETLB) {
+	} else {
+		hp_promote_init(plan);  /* the effective mode has no promotion */
+	}
+	if (plan->pages == HP_PAGES_HUGETLB) {
 		/* the pool's fallback is THP on those blocks, advised as in auto */
 		hp_thp_large_init(&hp_jemalloc_ops, &je_traits, (size_t)plan->hugetlb_min, plan->verbose, &large_ops);
 		hp_tlb_large_init(&hp_jemalloc_ops, (size_t)plan->hugetlb_min, plan->thp_available, plan->verbose,
@@ -141,6 +145,7 @@ static void jemalloc_describe(char *buf, size_t cap)
 		hp_buf_printf(&b, " opt.oversize_threshold=%zu, MADV_HUGEPAGE on blocks >= %zu B", v,
 			      large_threshold);
 		hp_jemalloc_huge_arena_describe(&b);
+		hp_promote_describe(&b);
 	}
 	if (tlb_min) {
 		char sp[24], bp[24];

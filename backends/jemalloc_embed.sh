@@ -6,7 +6,9 @@
 #    --redefine-syms), so jemalloc's malloc, mallctl, malloc_conf... cannot
 #    clash with hugepolicy's and are never exported;
 #  - rename its call of pthread_atfork to hpje_pthread_atfork, so that its
-#    fork handlers are wrapped in glibc's lock order (jemalloc_fork.c);
+#    fork handlers are wrapped in glibc's lock order (jemalloc_fork.c), and
+#    its calls of mmap, munmap and madvise to hpje_* (jemalloc_os.c: auto's
+#    heap promotion sees every mapping of its heap);
 #  - remove jemalloc's only library constructor (the one .init_array entry in
 #    jemalloc.pic.o, its eager malloc_init): jemalloc initialises lazily on
 #    first use, so an unselected jemalloc never runs.
@@ -21,7 +23,9 @@ rm -f jemalloc_cpp.pic.o
 nm -g --defined-only ./*.o | awk 'NF == 3 { print $3 }' | grep -v '^je_' | sort -u \
 	| awk '{ print $1, "hpje_" $1 }' > ../redefine.syms
 test -s ../redefine.syms
-echo "pthread_atfork hpje_pthread_atfork" >> ../redefine.syms
+for f in pthread_atfork mmap munmap madvise; do
+	echo "$f hpje_$f" >> ../redefine.syms
+done
 for o in ./*.o; do
 	objcopy --redefine-syms=../redefine.syms "$o"
 done

@@ -241,6 +241,7 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 		*out = &tlb_ops;
 	} else if (large_scope) {
 		large_threshold = (size_t)plan->threshold;
+		hp_promote_init(plan);          /* its segments come through mimalloc_os.c */
 		/* mi_calloc zeroes every block, fresh from the kernel or not */
 		static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1, .withdraw_on_free = 1 };
 		hp_thp_large_init(&mi_ops, &mi_traits, large_threshold, plan->verbose, &large_ops);
@@ -273,8 +274,10 @@ static void mimalloc_describe(char *buf, size_t cap)
 		      mi.option_get ? mi.option_get(MI_EAGER_COMMIT) : -1L);
 	if (user_large)
 		hp_buf_printf(&b, " (MIMALLOC_LARGE_OS_PAGES='%s' wins)", user_large);
-	if (large_threshold)
+	if (large_threshold) {
 		hp_buf_printf(&b, ", MADV_HUGEPAGE on blocks >= %zu B", large_threshold);
+		hp_promote_describe(&b);
+	}
 	if (tlb_min)
 		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool", tlb_min);
 	if (reserve_note[0])

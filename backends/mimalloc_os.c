@@ -39,7 +39,11 @@ static void *os_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 		void *p = mmap(addr, len, prot, flags, fd, off);
 		if (p != MAP_FAILED && (flags & MAP_FIXED))
 			hp_tlb_forget(p, len);
-		if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) &&
+		/* auto's heap promotion counts and, once promoted, advises
+		 * MADV_HUGEPAGE itself (heap_promote.c) */
+		int promoted = p != MAP_FAILED && (flags & MAP_ANONYMOUS) &&
+			       hp_promote_mapped(p, len, (flags & MAP_FIXED) != 0);
+		if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && !promoted &&
 		    atomic_load_explicit(&nohuge, memory_order_relaxed)) {
 			int saved = errno;
 			madvise(p, len, MADV_NOHUGEPAGE);       /* advice only: a refusal changes nothing */
@@ -87,8 +91,10 @@ static void *os_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 static int os_munmap(void *p, size_t len)
 {
 	int rc = munmap(p, len);
-	if (rc == 0)
+	if (rc == 0 && hp_tlb_overlaps(p, len))
 		hp_tlb_forget(p, len);
+	else if (rc == 0)
+		hp_promote_unmapped(p, len);
 	return rc;
 }
 

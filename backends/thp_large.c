@@ -183,6 +183,7 @@ void *hp_thp_large_advise(void *p, size_t n)
 			remember(p);
 		if (traits.after_big)
 			traits.after_big();
+		hp_promote_poll();
 		if (verbose && !atomic_exchange(&said_first_advice, 1))
 			hp_say("THP: first block of %zu bytes: %zu bytes can be huge pages (MADV_HUGEPAGE)%s", n,
 			       advised, advised ? "" : " (madvise refused or no aligned 2 MiB inside)");

@@ -24,7 +24,7 @@ const char *hp_pages_name(int pages);
 enum hp_option_id {
 	HP_OPT_BACKEND, HP_OPT_PAGES, HP_OPT_THRESHOLD, HP_OPT_RESERVE,
 	HP_OPT_VERBOSE, HP_OPT_STATS, HP_OPT_LOG, HP_OPT_FORK, HP_OPT_REPORT_PID, HP_OPT_HUGETLB_SIZE,
-	HP_OPT_COUNT
+	HP_OPT_PROMOTE, HP_OPT_COUNT
 };
 
 /* HUGEPOLICY_LOG: longest path template taken, with its NUL */
@@ -44,6 +44,8 @@ struct hp_options {
 				 * command's pid); 0 = every process */
 	uint64_t hugetlb_size;  /* HUGEPOLICY_HUGETLB_SIZE: the only hugetlb page size to use
 				 * (bytes, a power of two); 0 = auto (plan_pagesize.c) */
+	uint64_t promote;       /* HUGEPOLICY_PROMOTE: auto's whole-heap THP from this heap
+				 * resident size on (bytes, promote.c); 0 = off */
 	unsigned set_mask;      /* bit i: option i was given (and valid) */
 	unsigned bad_mask;      /* bit i: option i was given and invalid */
 	/* the backends' own variables, which win over hugepolicy's settings */
@@ -255,7 +257,26 @@ struct hp_plan {
 				 * segments through the mmap hook; glibc's heap cannot be reached) */
 	char thp_process_reason[224];
 	char thp_small_reason[224];
+	/* pages=auto with THP on blocks >= threshold, jemalloc and mimalloc:
+	 * the allocator's new heap memory gets MADV_HUGEPAGE once its heap is
+	 * large and dense (promote.c decides at run time); 0 = never */
+	uint64_t promote_min;   /* bytes resident */
+	char promote_reason[224];
 };
+
+/* ---- heap promotion (promote.c): one heap sample -> a verdict; pure ---- */
+enum hp_promote_verdict {
+	HP_PROMOTE_NEVER,       /* not for this plan (promote_min 0) */
+	HP_PROMOTE_SMALL,       /* wait: resident below promote_min */
+	HP_PROMOTE_SPARSE,      /* wait: resident below half of what the allocator mapped */
+	HP_PROMOTE_NOW          /* advise the allocator's new memory MADV_HUGEPAGE from now on */
+};
+#define HP_PROMOTE_DENSE_PCT 50
+/* resident: the process's anonymous resident bytes (statm); mapped: the
+ * bytes the allocator has mapped and not unmapped.  The verdict, and
+ * in why (cap bytes) the numbers it was taken on. */
+int hp_promote_decide(uint64_t promote_min, uint64_t resident, uint64_t mapped, char *why, size_t cap);
+void hp_plan_promote(const struct hp_options *o, struct hp_plan *pl);
 
 enum hp_thp_process {
 	HP_THP_PROC_KEEP,       /* no prctl: the switch stays as inherited */

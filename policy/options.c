@@ -162,6 +162,20 @@ static int parse_report_pid(const char *s, struct hp_options *o)
 	return 0;
 }
 
+/* "off"/"0", or a heap size: 2 MiB (one huge page) .. 1 TiB */
+static int parse_promote(const char *s, struct hp_options *o)
+{
+	uint64_t v;
+	if (strcasecmp(s, "off") == 0 || strcmp(s, "0") == 0) {
+		o->promote = 0;
+		return 0;
+	}
+	if (hp_parse_size(s, &v) != 0 || v < (2u << 20) || v > ((uint64_t)1 << 40))
+		return -1;
+	o->promote = v;
+	return 0;
+}
+
 /* "auto", or a hugetlb page size: a power of two from 64 KiB (arm64's
  * cont-PTE pool) to 16 GiB (arm64 64K's PUD pool), "2M", "1G", "2MiB" */
 static int parse_hugetlb_size(const char *s, struct hp_options *o)
@@ -215,6 +229,11 @@ const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 		"pages=hugetlb: auto takes blocks at least as big as a larger pool's page (1 GiB) from that "
 		"pool where it has room, the rest from the 2 MiB pool; a size: only that pool (a kernel "
 		"without it, or no room: auto, and the reason says so)" },
+	[HP_OPT_PROMOTE] = { "promote", "HUGEPOLICY_PROMOTE", "128M",
+		"off, or a size in bytes, 2M..1T, with optional K/M/G/T suffix", parse_promote,
+		"jemalloc and mimalloc, pages=auto: once the process has this much anonymous memory resident "
+		"and at least half of what the allocator mapped is resident, the allocator's new memory gets "
+		"MADV_HUGEPAGE too (whole-heap THP from then on; off: blocks >= threshold only)" },
 };
 
 void hp_options_defaults(struct hp_options *o)

@@ -184,8 +184,9 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 			pl->thp_scope = HP_THP_LARGE;
 			reason(pl, "auto: THP enabled=%s; MADV_HUGEPAGE on blocks >= %llu B%s", thp,
 			       (unsigned long long)o->threshold,
-			       o->backend != HP_BACKEND_SYSTEM ? "; smaller blocks on base pages "
-			       "(pages=thp would turn on the allocator's whole-heap THP)" : "");
+			       o->backend == HP_BACKEND_SYSTEM ? "" : o->promote ? "; smaller blocks on base pages "
+			       "until the heap is large and dense (HUGEPOLICY_PROMOTE)" : "; smaller blocks on base "
+			       "pages (pages=thp would turn on the allocator's whole-heap THP)");
 		} else if (avail >= want && avail > 0 && no_populate) {
 			pl->pages = HP_PAGES_OFF;
 			reason(pl, "auto: THP enabled=%s and kernel %s has no MADV_POPULATE_WRITE (5.14) to take the "
@@ -204,4 +205,5 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	}
 	if (pl->pages != HP_PAGES_HUGETLB)
 		pl->hugetlb_page = pl->hugetlb_big_page = pl->hugetlb_big_min = 0;
+	hp_plan_promote(o, pl);
 }

@@ -42,7 +42,7 @@ static void valid_values_are_taken(void)
 			      "HUGEPOLICY_THRESHOLD", "8MiB", "HUGEPOLICY_VERBOSE", "yes",
 			      "HUGEPOLICY_STATS", "json", "HUGEPOLICY_RESERVE", "1G",
 			      "HUGEPOLICY_LOG", "", "HUGEPOLICY_FORK", "Inherit", "HUGEPOLICY_REPORT_PID", "4242",
-			      "HUGEPOLICY_HUGETLB_SIZE", "1G",
+			      "HUGEPOLICY_HUGETLB_SIZE", "1G", "HUGEPOLICY_PROMOTE", "off",
 			      "MALLOC_CONF", "thp:never", NULL };
 	int bad;
 	struct hp_options o = read_env(env, &bad);
@@ -57,6 +57,7 @@ static void valid_values_are_taken(void)
 	CHECK(o.fork_copy == 0);
 	CHECK(o.report_pid == 4242);
 	CHECK(o.hugetlb_size == 1u << 30);
+	CHECK(o.promote == 0);
 	CHECK(o.user_malloc_conf && strcmp(o.user_malloc_conf, "thp:never") == 0);
 	CHECK(o.set_mask == (1u << HP_OPT_COUNT) - 1);
 }
@@ -262,8 +263,26 @@ static void surplus_headroom_counts_as_room(void)
 	CHECK(hp_pool_available(&p.pools[0]) == 0);
 }
 
+static void promote_takes_off_or_a_heap_size(void)
+{
+	const char *good[] = { "HUGEPOLICY_PROMOTE", "256M", NULL };
+	const char *off[] = { "HUGEPOLICY_PROMOTE", "OFF", NULL };
+	const char *small[] = { "HUGEPOLICY_PROMOTE", "1M", NULL };
+	const char *junk[] = { "HUGEPOLICY_PROMOTE", "lots", NULL };
+	int bad;
+	struct hp_options o = read_env(good, &bad);
+	CHECK(bad == 0 && o.promote == 256u << 20);
+	o = read_env(off, &bad);
+	CHECK(bad == 0 && o.promote == 0);
+	o = read_env(small, &bad);      /* below one huge page: the default */
+	CHECK(bad == 1 && o.promote == 128u << 20);
+	o = read_env(junk, &bad);
+	CHECK(bad == 1 && o.promote == 128u << 20);
+}
+
 int main(void)
 {
+	promote_takes_off_or_a_heap_size();
 	surplus_headroom_counts_as_room();
 	reasons_name_the_real_cause();
 	defaults_when_nothing_is_set();

@@ -1,0 +1,190 @@
+/*
+ * heap_promote.c - auto's whole-heap THP, at run time: the allocator's
+ * mappings counted, the heap sampled, the rule (policy/promote.c) asked,
+ * and once it says NOW every new mapping of the allocator advised
+ * MADV_HUGEPAGE, as the allocator's own whole-heap switch would.
+ *
+ * The hooks that see the allocator map memory call hp_promote_mapped, and
+ * thp_large.c's big-block path hp_promote_poll (a heap that fills what it
+ * mapped earlier maps nothing new):
+ * mimalloc's mmap (mimalloc_os.c), jemalloc's (jemalloc_os.c).  A
+ * MAP_FIXED mapping over the allocator's own range (mimalloc decommits that
+ * way: PROT_NONE, then mprotect to commit again) is not counted again, but
+ * is advised once promoted, or the range would lose its advice.  The heap
+ * is sampled when what it mapped has grown by an eighth (at least 8 MiB)
+ * since the last sample, so a heap of any size is sampled a few dozen
+ * times at most: resident is the process's anonymous resident memory from
+ * /proc/self/statm, bounded by what the allocator mapped (memory other
+ * code mapped does not make the allocator's heap large).  Memory mapped
+ * before the promotion keeps its pages (khugepaged may collapse it later
+ * only where advised).  Lock-free; a sample races no one but the other
+ * samplers, and one CAS picks who samples.
+ */
+#define _GNU_SOURCE
+#include "hp_backend.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t min_resident;           /* 0: never */
+static atomic_size_t mapped, next_sample, advised, samples;
+static atomic_int promoted;
+static _Atomic uint64_t last_resident, last_mapped, at_resident, at_mapped;
+
+/* mappings of at least 2 MiB made before the promotion, advised when it
+ * comes (the heap the allocator reuses most); a munmap that touches one
+ * drops it.  Beyond RANGES they are not advised. */
+#define RANGES 512
+static _Atomic uintptr_t range_at[RANGES];
+static _Atomic size_t range_len[RANGES];
+static atomic_uint n_ranges;
+
+static void remember(void *p, size_t len)
+{
+	unsigned i = atomic_fetch_add(&n_ranges, 1);
+	if (i >= RANGES)
+		return;
+	atomic_store(&range_len[i], len);
+	atomic_store(&range_at[i], (uintptr_t)p);
+}
+
+static void forget(void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p;
+	unsigned n = atomic_load(&n_ranges);
+	for (unsigned i = 0; i < n && i < RANGES; i++) {
+		uintptr_t r = atomic_load(&range_at[i]);
+		if (r && a < r + atomic_load(&range_len[i]) && r < a + len)
+			atomic_store(&range_at[i], 0);
+	}
+}
+
+/* at the promotion: the earlier heap advised too */
+static void advise_earlier(void)
+{
+	unsigned n = atomic_load(&n_ranges);
+	for (unsigned i = 0; i < n && i < RANGES; i++) {
+		uintptr_t r = atomic_exchange(&range_at[i], 0);
+		size_t len = atomic_load(&range_len[i]);
+		if (r && madvise((void *)r, len, MADV_HUGEPAGE) == 0)
+			atomic_fetch_add_explicit(&advised, len, memory_order_relaxed);
+	}
+}
+
+static char plan_reason[224];
+
+void hp_promote_init(const struct hp_plan *plan)
+{
+	min_resident = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE ? plan->promote_min : 0;
+	snprintf(plan_reason, sizeof plan_reason, "%s", plan->promote_reason);
+}
+
+int hp_promote_active(void)
+{
+	return atomic_load_explicit(&promoted, memory_order_relaxed);
+}
+
+/* the process's anonymous resident bytes: statm's resident - shared */
+static uint64_t anon_resident(void)
+{
+	char buf[128];
+	if (hp_read_small("/proc/self/statm", buf, sizeof buf) <= 0)
+		return 0;
+	char *q = buf;
+	unsigned long long size = strtoull(q, &q, 10), res = strtoull(q, &q, 10), shared = strtoull(q, &q, 10);
+	(void)size;
+	return res > shared ? (uint64_t)(res - shared) * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+static void sample(size_t now, int force)
+{
+	size_t due = atomic_load(&next_sample);
+	size_t step = now / 8 > ((size_t)8 << 20) ? now / 8 : (size_t)8 << 20;
+	if ((now < due && !force) || !atomic_compare_exchange_strong(&next_sample, &due, now + step))
+		return;
+	int saved = errno;
+	uint64_t r = anon_resident();
+	errno = saved;
+	if (r > now)
+		r = now;
+	atomic_fetch_add(&samples, 1);
+	atomic_store(&last_resident, r);
+	atomic_store(&last_mapped, now);
+	if (hp_promote_decide(min_resident, r, now, NULL, 0) == HP_PROMOTE_NOW && !atomic_exchange(&promoted, 1)) {
+		atomic_store(&at_resident, r);
+		atomic_store(&at_mapped, now);
+		advise_earlier();
+	}
+}
+
+int hp_promote_mapped(void *p, size_t len, int fixed)
+{
+	if (!min_resident)
+		return 0;
+	size_t now = fixed ? atomic_load_explicit(&mapped, memory_order_relaxed)
+			   : atomic_fetch_add_explicit(&mapped, len, memory_order_relaxed) + len;
+	if (!fixed && !atomic_load_explicit(&promoted, memory_order_relaxed)) {
+		if (len >= HP_HUGE_2M)
+			remember(p, len);
+		sample(now, 0);
+	}
+	if (!atomic_load_explicit(&promoted, memory_order_relaxed))
+		return 0;
+	if (len >= HP_HUGE_2M) {
+		int saved = errno;
+		if (madvise(p, len, MADV_HUGEPAGE) == 0)
+			atomic_fetch_add_explicit(&advised, len, memory_order_relaxed);
+		errno = saved;
+	}
+	return 1;
+}
+
+/* a big block was allocated: the heap fills what it mapped earlier, which
+ * no mapping would show - sampled at most every 20 ms */
+void hp_promote_poll(void)
+{
+	static _Atomic long long last_ms;
+	struct timespec ts;
+	if (!min_resident || atomic_load_explicit(&promoted, memory_order_relaxed))
+		return;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	long long ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, was = atomic_load(&last_ms);
+	if (ms - was < 20 || !atomic_compare_exchange_strong(&last_ms, &was, ms))
+		return;
+	sample(atomic_load(&mapped), 1);
+}
+
+void hp_promote_unmapped(void *p, size_t len)
+{
+	if (!min_resident)
+		return;
+	if (!atomic_load_explicit(&promoted, memory_order_relaxed))
+		forget(p, len);
+	size_t cur = atomic_load_explicit(&mapped, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak(&mapped, &cur, cur > len ? cur - len : 0))
+		;
+}
+
+void hp_promote_describe(struct hp_buf *b)
+{
+	char why[224];
+	if (!min_resident) {
+		if (plan_reason[0])
+			hp_buf_printf(b, "; heap %s", plan_reason);
+		return;
+	}
+	if (atomic_load(&promoted)) {
+		hp_promote_decide(min_resident, atomic_load(&at_resident), atomic_load(&at_mapped), why, sizeof why);
+		hp_buf_printf(b, "; heap %s, %zu B since", why, atomic_load(&advised));
+	} else if (atomic_load(&samples)) {
+		hp_promote_decide(min_resident, atomic_load(&last_resident), atomic_load(&last_mapped), why, sizeof why);
+		hp_buf_printf(b, "; heap not promoted (last of %zu samples: %s)", atomic_load(&samples), why);
+	} else {
+		hp_buf_printf(b, "; heap not promoted (not sampled: nothing mapped)");
+	}
+}

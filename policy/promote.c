@@ -1,0 +1,88 @@
+/*
+ * promote.c - when `auto` turns on whole-heap THP: the rule, as a table.
+ *
+ * `auto` advises blocks >= threshold (numpy's 4 MiB rule), which leaves the
+ * faults of mid-size and small blocks on large heaps (Embree's BVH nodes,
+ * Blender's meshes) to base pages; whole-heap THP (`thp`) takes them, but
+ * bloats small and sparse heaps (POV-Ray 25 -> 52 MiB peak RSS under
+ * jemalloc opt.thp=always; 100 idle threads 12 -> 45 MiB).  So the
+ * allocator's heap is promoted - its new memory advised MADV_HUGEPAGE, as
+ * its own whole-heap switch would - once it is large and dense:
+ *
+ *   verdict  when (first row that holds)              why
+ *   NEVER    promote_min = 0                          HUGEPOLICY_PROMOTE=off, not auto, system
+ *   SMALL    resident < promote_min                   a small heap keeps base pages
+ *   SPARSE   resident < 50 % of what it mapped        THP would fault in what it never touches
+ *   NOW      otherwise                                large and dense: new memory on THP
+ *
+ * resident is the process's anonymous resident memory (/proc/self/statm,
+ * the kernel's count), mapped what the allocator has mapped through
+ * hugepolicy's hooks.  Once NOW, it stays (a heap that shrinks again keeps
+ * its advice: the allocator's purging splits what it gives back).  Pure:
+ * backends/heap_promote.c samples and acts.
+ */
+#include "hp_policy.h"
+
+#include <stdio.h>
+
+struct row {
+	int verdict;
+	int (*holds)(uint64_t min, uint64_t resident, uint64_t mapped);
+	const char *fmt;        /* resident MiB, mapped MiB, min MiB, percent */
+};
+
+static int never(uint64_t min, uint64_t r, uint64_t m) { (void)r; (void)m; return min == 0; }
+static int small(uint64_t min, uint64_t r, uint64_t m) { (void)m; return r < min; }
+static int sparse(uint64_t min, uint64_t r, uint64_t m)
+{
+	(void)min;
+	return r * 100 < m * HP_PROMOTE_DENSE_PCT;
+}
+static int always(uint64_t min, uint64_t r, uint64_t m) { (void)min; (void)r; (void)m; return 1; }
+
+static const struct row rules[] = {
+	{ HP_PROMOTE_NEVER, never, "not promoted: off" },
+	{ HP_PROMOTE_SMALL, small, "heap small: %llu MiB resident of %llu MiB mapped, below %llu MiB (%u %%)" },
+	{ HP_PROMOTE_SPARSE, sparse, "heap sparse: %llu MiB resident of %llu MiB mapped (%u %%, below 50 %%)" },
+	{ HP_PROMOTE_NOW, always, "promoted at %llu MiB resident of %llu MiB mapped (%u %%): the allocator's "
+	  "new memory advised MADV_HUGEPAGE" },
+};
+
+int hp_promote_decide(uint64_t min, uint64_t resident, uint64_t mapped, char *why, size_t cap)
+{
+	unsigned pct = mapped ? (unsigned)(resident * 100 / mapped) : 100;
+	unsigned long long r = resident >> 20, m = mapped >> 20, lo = min >> 20;
+	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+		if (!rules[i].holds(min, resident, mapped))
+			continue;
+		if (why && cap) {
+			switch (rules[i].verdict) {
+			case HP_PROMOTE_SMALL: snprintf(why, cap, rules[i].fmt, r, m, lo, pct); break;
+			case HP_PROMOTE_NEVER: snprintf(why, cap, "%s", rules[i].fmt); break;
+			default: snprintf(why, cap, rules[i].fmt, r, m, pct); break;
+			}
+		}
+		return rules[i].verdict;
+	}
+	return HP_PROMOTE_NEVER;        /* not reached: the last row always holds */
+}
+
+/* plan time: is this plan's heap ever promoted, and why (not) */
+void hp_plan_promote(const struct hp_options *o, struct hp_plan *pl)
+{
+	pl->promote_min = 0;
+	if (pl->pages_requested != HP_PAGES_AUTO || pl->pages != HP_PAGES_THP || pl->thp_scope != HP_THP_LARGE) {
+		snprintf(pl->promote_reason, sizeof pl->promote_reason, "not promoted: only pages=auto on THP "
+			 "promotes (pages=%s)", hp_pages_name(pl->pages));
+	} else if (pl->backend == HP_BACKEND_SYSTEM) {
+		snprintf(pl->promote_reason, sizeof pl->promote_reason, "not promoted: glibc maps its heap "
+			 "(brk, arenas) where hugepolicy cannot see it");
+	} else if (o->promote == 0) {
+		snprintf(pl->promote_reason, sizeof pl->promote_reason, "not promoted: HUGEPOLICY_PROMOTE=off");
+	} else {
+		pl->promote_min = o->promote;
+		snprintf(pl->promote_reason, sizeof pl->promote_reason, "whole-heap THP once %llu MiB are "
+			 "resident and at least %d %% of what the allocator mapped", (unsigned long long)(o->promote >> 20),
+			 HP_PROMOTE_DENSE_PCT);
+	}
+}

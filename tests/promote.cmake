@@ -1,0 +1,38 @@
+# auto's whole-heap THP once the heap is large and dense (policy/promote.c,
+# backends/heap_promote.c, issue 8): per backend that promotes, a dense heap
+# is promoted and gets THP, HUGEPOLICY_PROMOTE=off, a small and a sparse
+# heap are not; read back from /proc/self/smaps (VmFlags hg, AnonHugePages)
+add_executable(test_promote test_promote.c)
+target_link_libraries(test_promote PRIVATE hugepolicy)
+foreach(BE jemalloc mimalloc)
+  foreach(MODE dense off small sparse)
+    set(T ${BE}_auto_promotion_${MODE}_heap)
+    add_test(NAME ${T} COMMAND test_promote ${MODE})
+    set(E "HUGEPOLICY_BACKEND=${BE};HUGEPOLICY_PAGES=auto")
+    if(MODE STREQUAL "off")
+      set(E "${E};HUGEPOLICY_PROMOTE=off")
+    endif()
+    set_tests_properties(${T} PROPERTIES ENVIRONMENT "${E}" SKIP_RETURN_CODE 77)
+  endforeach()
+endforeach()
+# the rule itself: every row of the table, with its reason
+add_executable(test_promote_rule test_promote_rule.c $<TARGET_OBJECTS:hp_policy>)
+target_include_directories(test_promote_rule PRIVATE ${CMAKE_SOURCE_DIR}/policy)
+add_test(NAME promote_rule_takes_the_first_row_that_holds COMMAND test_promote_rule)
+# ... on a THP `always` host (switched by thp_enabled.sh, restored), with
+# the except-advised switch (Linux >= 6.18) and without it (the shim): there
+# small blocks are kept off THP with MADV_NOHUGEPAGE (jemalloc opt.thp=never,
+# mimalloc's segments), which a promoted heap's new memory must not keep
+foreach(BE jemalloc mimalloc)
+  foreach(K except_advised nohugepage)
+    foreach(MODE dense small)
+      set(T ${BE}_auto_promotion_${MODE}_heap_on_a_thp_always_host_${K})
+      add_test(NAME ${T} COMMAND ${THP_ALWAYS} $<TARGET_FILE:test_promote> ${MODE})
+      set(E "HUGEPOLICY_BACKEND=${BE};HUGEPOLICY_PAGES=auto")
+      if(K STREQUAL "nohugepage")
+        set(E "${E};LD_PRELOAD=$<TARGET_FILE:thp_no_except_advised>")
+      endif()
+      set_tests_properties(${T} PROPERTIES ENVIRONMENT "${E}" RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77)
+    endforeach()
+  endforeach()
+endforeach()

@@ -1,0 +1,134 @@
+/* test_promote.c - auto's whole-heap THP once the heap is large and dense
+ * (policy/promote.c, backends/heap_promote.c), read back from the kernel.
+ * usage: test_promote dense|off|small|sparse
+ *   (HUGEPOLICY_BACKEND=jemalloc|mimalloc, HUGEPOLICY_PAGES=auto; THP
+ *   enabled madvise or always, else exit 77)
+ *
+ * - dense: 256 MiB of filled 64 KiB blocks (each below the 4 MiB threshold,
+ *   so none is advised on its own): the report says the heap was promoted,
+ *   the mapping of a block allocated last has VmFlags "hg" (MADV_HUGEPAGE)
+ *   and the process has at least 64 MiB AnonHugePages (smaps_rollup);
+ * - off: the same under HUGEPOLICY_PROMOTE=off: not promoted, no "hg",
+ *   under 16 MiB AnonHugePages;
+ * - small: 48 MiB of them: not promoted ("heap small"), no "hg";
+ * - sparse: 1 GiB of 64 KiB blocks with one 16 KiB of each written
+ *   (256 MiB resident, 25 %): not promoted ("heap sparse"), no "hg", and
+ *   Rss stays below 400 MiB (THP would fault in the whole GiB). */
+#define _GNU_SOURCE
+#include "check.h"
+#include "smaps_vma.h"
+
+#include <hugepolicy.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KIB 1024u
+#define MIB (1024u * 1024u)
+
+static long long rollup_kb(const char *field)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	long long kb = -1;
+	size_t n = strlen(field);
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, field, n) == 0 && sscanf(line + n, " %lld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static int thp_on(void)
+{
+	char buf[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof buf, f))
+		buf[0] = 0;
+	fclose(f);
+	return strstr(buf, "[always]") || strstr(buf, "[madvise]");
+}
+
+static void report(char *out, size_t cap)
+{
+	FILE *t = tmpfile();
+	out[0] = 0;
+	CHECK(t && hugepolicy_report(fileno(t), 0) == 0);
+	if (t) {
+		rewind(t);
+		size_t n = fread(out, 1, cap - 1, t);
+		out[n] = 0;
+		fclose(t);
+	}
+}
+
+static int advised(const void *p)
+{
+	char flags[512] = "";
+	CHECK(smaps_vma_field(p, "VmFlags:", flags, sizeof flags));
+	return strstr(flags, " hg") != NULL;
+}
+
+/* n blocks of 64 KiB, `touch` bytes of each written; the last one */
+static unsigned char *fill(unsigned char **keep, size_t n, size_t touch)
+{
+	unsigned char *last = NULL;
+	for (size_t i = 0; i < n; i++) {
+		last = keep[i] = malloc(64 * KIB);
+		CHECK(last != NULL);
+		if (!last)
+			return NULL;
+		memset(last, (int)(i & 0xff), touch);
+	}
+	return last;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "dense";
+	if (!thp_on()) {
+		printf("SKIP: THP is not enabled (madvise or always)\n");
+		return 77;
+	}
+	size_t n = strcmp(mode, "small") == 0 ? 48 * 16 : strcmp(mode, "sparse") == 0 ? 1024 * 16 : 256 * 16;
+	size_t touch = strcmp(mode, "sparse") == 0 ? 16 * KIB : 64 * KIB;
+	unsigned char **keep = calloc(n, sizeof *keep);
+	CHECK(keep != NULL);
+	if (!keep)
+		return check_result("test_promote");
+	unsigned char *last = fill(keep, n, touch);
+	long long huge = rollup_kb("AnonHugePages:"), rss = rollup_kb("Rss:");
+	int hg = last && advised(last);
+	char rep[16384];
+	report(rep, sizeof rep);
+	const char *line = strstr(rep, "; heap ");
+	printf("%s: %zu blocks of 64 KiB, %zu B of each written: Rss %lld kB, AnonHugePages %lld kB, last block's "
+	       "mapping %s\n", mode, n, touch, rss, huge, hg ? "advised (hg)" : "not advised");
+	printf("report: %.*s\n", line ? (int)strcspn(line, "\n") : 4, line ? line : "none");
+	CHECK_MSG(line != NULL, "the report says nothing of the heap: %s", rep);
+	if (strcmp(mode, "dense") == 0) {
+		CHECK_MSG(strstr(rep, "heap promoted at") != NULL, "not promoted");
+		CHECK_MSG(hg, "a block allocated after the promotion is in a mapping without MADV_HUGEPAGE");
+		CHECK_MSG(huge >= 64 * 1024, "only %lld kB AnonHugePages", huge);
+	} else {
+		CHECK_MSG(strstr(rep, "heap promoted") == NULL, "promoted");
+		CHECK_MSG(!hg, "the last block's mapping is advised MADV_HUGEPAGE");
+		if (strcmp(mode, "off") == 0) {
+			CHECK_MSG(strstr(rep, "HUGEPOLICY_PROMOTE") != NULL || strstr(rep, "not promoted") != NULL,
+				  "the report does not say why");
+			CHECK_MSG(huge < 16 * 1024, "%lld kB AnonHugePages with promotion off", huge);
+		} else if (strcmp(mode, "small") == 0) {
+			CHECK_MSG(strstr(rep, "heap small") != NULL, "the report does not say the heap is small");
+		} else {
+			CHECK_MSG(strstr(rep, "heap sparse") != NULL, "the report does not say the heap is sparse");
+			CHECK_MSG(rss < 400 * 1024, "Rss %lld kB for 256 MiB written", rss);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(keep[i]);
+	free(keep);
+	return check_result("test_promote");
+}
