@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpperf import chart, hugetlb, machine, method, quiet, report, settle, targets, workloads  # noqa: E402
+from hpperf import chart, hugetlb, machine, method, quiet, report, resume, settle, targets, workloads  # noqa: E402
 from hpperf.measure import run_measured  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -92,6 +92,10 @@ def parse_args(argv):
     p.add_argument("--report", metavar="DIR",
                    help="run nothing: print and write the tables, targets and chart again "
                         "from DIR/results.json (into --out if given, else DIR)")
+    p.add_argument("--resume", metavar="DIR",
+                   help="go on with a stopped run in DIR (its partial.json, written after every "
+                        "round): same build and options, complete rounds kept, the rest run; "
+                        "results into DIR unless --out")
     p.add_argument("--order", choices=("shuffled", "fixed"), default="shuffled",
                    help="configuration order within a round: shuffled per round (seeded; default) "
                         "or fixed")
@@ -333,7 +337,7 @@ def main(argv=None):
         args.settle = False
     if busy:
         log("warning: the machine is not quiet (%s); each run records others' CPU" % busy)
-    out_dir = os.path.abspath(args.out or os.path.join(
+    out_dir = os.path.abspath(args.out or args.resume or os.path.join(
         REPO, "perf", "results", time.strftime("%Y%m%d-%H%M%S")))
     try:
         os.makedirs(out_dir, exist_ok=True)
@@ -358,11 +362,24 @@ def main(argv=None):
         args.hugepolicy, shown, args.quality, args.repeat,
         ", at most %d, until key intervals are within ±%.1f %%" % (most, 100 * args.ci_width)
         if auto else "", out_dir))
-    runs, i, interrupted, precision = [], 0, False, {}
+    ident, started = resume.identity(args), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    runs, done = [], set()
+    if args.resume:
+        try:
+            runs, done, was = resume.load(os.path.abspath(args.resume), ident,
+                                          {n: {"%s/%s" % c for c in cs} for n, cs in mine.items()})
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log("error: --resume %s: %s" % (args.resume, exc))
+            return 2
+        started = was or started
+        log("resuming: %d complete rounds (%d runs) kept from %s" % (len(done), len(runs), args.resume))
+    i, interrupted, precision = len(runs), False, {}
     try:
         for wl in wls:
             t0, wl_names = time.monotonic(), ["%s/%s" % c for c in mine[wl.name]]
             for rnd in range(1, most + 1):
+                if (wl.name, rnd) in done:
+                    continue
                 # A run leaves memory more or less fragmented for the next
                 # (a hugetlb run hands 1 GiB of free 2 MiB blocks back, so
                 # whatever runs next faults THP without compaction): shuffle
@@ -375,6 +392,7 @@ def main(argv=None):
                     i += 1
                     runs.append(run_one(args, wl, backend, mode, rnd, out_dir))
                     progress(i, shown, runs[-1], ("<=%d" % most) if auto else most, args.quiet_cpus)
+                resume.checkpoint(out_dir, ident, facts, runs, started)
                 hw, widest = targets.precision(runs, wl, wl_names)
                 precision[wl.name] = {"rounds": rnd, "seconds": round(time.monotonic() - t0, 1),
                                       "half_width": hw, "widest": widest}
@@ -390,6 +408,7 @@ def main(argv=None):
 
     cfg = {k: v for k, v in vars(args).items()}
     cfg.update(configurations=names, workloads=[w.name for w in wls], precision=precision,
+               identity=ident, started=started,
                settle_why=settle_why, quiet_start=busy,
                quiet_start_sample=start_sample)
     write_outputs(out_dir, cfg, facts, runs, wls, names)
