@@ -95,7 +95,8 @@ struct hp_thp_large_traits {
 	int realloc_keeps_advice;    /* growing a block >= threshold keeps its advised
 				      * pages (glibc: mremap of an mmapped chunk) */
 	int (*grow_in_place)(void *p, size_t n);   /* 1: p now holds n bytes; NULL: none */
-	void (*after_big)(void);     /* after each advised big block (jemalloc: its decay runs) */
+	void (*after_big)(size_t n); /* after each advised big block of n bytes, before the caller
+				      * touches it (jemalloc: its decay runs) */
 };
 /* Fill *out with `backend`'s ops wrapped so that malloc, calloc, realloc and
  * memalign results of at least min_bytes get MADV_HUGEPAGE before their first
@@ -240,7 +241,7 @@ void hp_jemalloc_hugetlb_describe(struct hp_buf *b);
  * auto) made now and given the ordinary arenas' decay, so freed big blocks
  * are reused instead of faulted in again; the describe note. */
 void hp_jemalloc_huge_arena_keep(size_t threshold);
-void hp_jemalloc_huge_arena_tick(void);      /* its time-based decay, now */
+void hp_jemalloc_huge_arena_tick(size_t n);  /* its decay now; kept blocks out before one >= 64 MiB */
 void hp_jemalloc_huge_arena_describe(struct hp_buf *b);
 extern const char *hpje_malloc_conf;
 

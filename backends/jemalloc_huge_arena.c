@@ -32,6 +32,7 @@
 
 static unsigned huge_ind;               /* the oversize arena's index; 0: not changed */
 static size_t decay_mib[3], decay_miblen;   /* "arena.<huge_ind>.decay" */
+static size_t purge_mib[3], purge_miblen;   /* "arena.<huge_ind>.purge" */
 static ssize_t was_dirty = -2;          /* its dirty decay before (jemalloc's: 0) */
 
 static int read_ssize(const char *name, ssize_t *v)
@@ -78,6 +79,10 @@ void hp_jemalloc_huge_arena_keep(size_t threshold)
 	decay_miblen = 3;
 	if (hpje_mallctlnametomib(name, decay_mib, &decay_miblen) != 0)
 		decay_miblen = 0;
+	snprintf(name, sizeof name, "arena.%u.purge", ind);
+	purge_miblen = 3;
+	if (hpje_mallctlnametomib(name, purge_mib, &purge_miblen) != 0)
+		purge_miblen = 0;
 	huge_ind = ind;
 	was_dirty = old;
 }
@@ -86,10 +91,16 @@ void hp_jemalloc_huge_arena_keep(size_t threshold)
  * allocations and frees, which the oversize arena may never reach: each
  * big block allocated runs it now (about a microsecond, against the
  * hundreds a fresh 4 MiB block costs), so freed big blocks leave within
- * dirty_decay_ms of the program's big-block activity */
-void hp_jemalloc_huge_arena_tick(void)
+ * dirty_decay_ms of the program's big-block activity.  A block of KEEP_MAX
+ * or more is one no kept run could have served (they are shorter): the
+ * kept runs are purged now, before its caller touches it, so they never
+ * sit resident beside it - fresh-buffer's peak RSS was 325 MB against
+ * 264 MB for jemalloc off (a 256 MiB block on top of the kept ones). */
+void hp_jemalloc_huge_arena_tick(size_t n)
 {
-	if (decay_miblen)
+	if (n >= KEEP_MAX && purge_miblen)
+		hpje_mallctlbymib(purge_mib, purge_miblen, NULL, NULL, NULL, 0);
+	else if (decay_miblen)
 		hpje_mallctlbymib(decay_mib, decay_miblen, NULL, NULL, NULL, 0);
 }
 

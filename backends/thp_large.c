@@ -182,7 +182,7 @@ void *hp_thp_large_advise(void *p, size_t n)
 		if (traits.withdraw_on_free && advised)
 			remember(p);
 		if (traits.after_big)
-			traits.after_big();
+			traits.after_big(n);
 		hp_promote_poll();
 		if (verbose && !atomic_exchange(&said_first_advice, 1))
 			hp_say("THP: first block of %zu bytes: %zu bytes can be huge pages (MADV_HUGEPAGE)%s", n,

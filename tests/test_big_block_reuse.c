@@ -6,7 +6,10 @@
  * - reuse: malloc+memset+free of 16 MiB, then the same again: the second
  *   round takes no page fault of its own (jemalloc's default purged the block at free,
  *   so every round faulted it in again: 8 or more faults);
- * - give back: a filled 128 MiB block, freed, leaves the process's Rss (as
+ * - give back: allocating a 128 MiB block (64 MiB or more: no kept run
+ *   could serve it) gives the kept 16 MiB back before it is touched
+ *   (fresh-buffer's peak RSS was the kept blocks plus its 256 MiB one);
+ *   the 128 MiB block, filled and freed, leaves the process's Rss (as
  *   /proc/self/smaps_rollup says) at least 120 MiB lower;
  * - decay: 20 freed 8 MiB blocks between live ones (runs that do not
  *   coalesce past 64 MiB) are kept at first, and gone from Rss within
@@ -70,8 +73,14 @@ int main(void)
 	 * it in again takes 8 (THP) to 4096 (base pages) */
 	CHECK_MSG(second <= 2 && third <= 2, "a freed 16 MiB block was faulted in again (%ld, %ld)", second, third);
 
+	/* the freed 16 MiB block is kept (above); a 128 MiB one, which no kept
+	 * run could serve, sends it back before its caller touches it */
+	long long with_kept = rss_kb();
 	unsigned char *big = malloc(128 * MIB);
 	CHECK(big != NULL);
+	long long fresh = rss_kb();
+	printf("a kept 16 MiB block: Rss %lld kB, %lld kB once a 128 MiB block is allocated\n", with_kept, fresh);
+	CHECK_MSG(with_kept - fresh >= 12 * 1024, "the kept block stayed resident beside a 128 MiB one");
 	if (big) {
 		memset(big, 0x33, 128 * MIB);
 		__asm__ volatile("" : : "r"(big) : "memory");
