@@ -27,6 +27,17 @@ if [ "$got" -lt "$want" ]; then
 	exit 77
 fi
 trap 'give_back $pages; exit 130' INT TERM HUP
+# pages a process that just ended held come back to the pool a moment
+# later (the kernel frees them from a workqueue): wait up to 3 s until the
+# pool shows the pages added free, so the command's start-up probe sees them
+free_now() {
+	awk '/^HugePages_Free:/ { f = $2 } /^HugePages_Rsvd:/ { r = $2 } END { print f - r }' /proc/meminfo
+}
+i=0
+while [ "$(free_now)" -lt "$pages" ] && [ $i -lt 30 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 "$@"
 rc=$?
 trap - INT TERM HUP
