@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpperf import chart, hugetlb, machine, method, quiet, report, resume, settle, targets, workloads  # noqa: E402
+from hpperf import chart, hugetlb, machine, method, quiet, report, resume, settle, summary, targets, workloads  # noqa: E402
 from hpperf.measure import run_measured  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -255,8 +255,16 @@ def write_outputs(out_dir, cfg, facts, runs, wls, names):
     baseline = "system/off" if "system/off" in names else names[0]
     title = "hugepolicy perf (%s, %s round(s)%s) — ratio to %s" % (
         cfg["quality"], cfg["repeat"], ", PLAIN: no hugepolicy" if cfg["plain"] else "", baseline)
-    parts = ["## " + title, machine.summary(facts), method.summary(cfg, runs),
-             report.timing_table(runs, wls, names, baseline),
+    parts = ["## " + title, machine.summary(facts), method.summary(cfg, runs)]
+    main = summary.main_table(runs, wls, names, baseline)
+    if main:
+        cols, rows = summary.chart_rows(runs, wls, names, baseline)
+        parts += ["### Summary: each backend's auto, its best static mode and the peers", main,
+                  "### Targets (paired ratio [bootstrap 95 % interval] verdict)",
+                  summary.goals_table(runs, wls, names),
+                  "Summary chart: %s" % chart.plot(out_dir, "summary", cols, rows, baseline, title),
+                  "### Every metric"]
+    parts += [report.timing_table(runs, wls, names, baseline),
              report.spread_table(runs, wls, names), report.resource_table(runs, wls, names)]
     if any(w.name == "fresh-buffer" for w in wls):
         parts.append(report.cold_warm_table(runs, names))

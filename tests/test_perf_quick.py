@@ -113,6 +113,13 @@ with tempfile.TemporaryDirectory() as d:
                     r.stdout) is not None, "run.py: targets table, churn against the native baseline")
     check(re.search(r"\| jemalloc/auto peak RSS <= \+10 % \| (met|MISSED): ", r.stdout) is not None,
           "run.py: targets table, auto's peak RSS")
+    check(re.search(r"\| deform \(frames\) \| [0-9.]+ \| [0-9.]+ \((off|auto)\) \| [0-9.]+ \| [0-9.]+ \(off\) \|",
+                    r.stdout) is not None, "run.py: summary table, each backend's auto and its best static mode")
+    check(re.search(r"\| churn \(ops\) \| off: [0-9.]+ \[[0-9.]+, [0-9.]+\] (met|MISSED|unresolved|met \(one value: "
+                    r"no interval\)|MISSED \(one value: no interval\)) \|", r.stdout) is not None,
+          "run.py: targets summary, auto against its best static mode with an interval and a verdict")
+    check(re.search(r"\| churn ops, jemalloc/off / native-jemalloc/off <= 1.03 \| [0-9.]+ \[", r.stdout) is not None,
+          "run.py: targets summary, churn against the native library")
     with open(os.path.join(d, "tables.md")) as fh:
         first = fh.read()
     again = subprocess.run([sys.executable, os.path.join(repo, "perf", "run.py"), "--report", d,
@@ -124,6 +131,8 @@ with tempfile.TemporaryDirectory() as d:
     if shutil.which("gnuplot"):
         with open(os.path.join(d, "ratios.svg")) as fh:
             check("<svg" in fh.read(), "run.py: SVG chart written")
+        with open(os.path.join(d, "summary.svg")) as fh:
+            check("<svg" in fh.read(), "run.py: summary SVG chart written")
     else:
         print("skip: gnuplot not installed: no SVG")
 

@@ -35,6 +35,11 @@ AUTO_STATIC = 1.03  # auto within 3 % of the backend's best static mode
 STATIC = ("off", "thp", "hugetlb")
 
 
+def metric_name(workload, key):
+    """A metric key as the tables name it: wall_s -> '<workload> wall'."""
+    return key.replace("wall_s", workload.name + " wall").replace("cpu_s", workload.name + " cpu")
+
+
 def render_geomean(runs, config, baseline):
     """Geometric mean over render scenes of the paired total-time ratio, or None."""
     scenes = sorted({k.split()[1] for r in runs if r["workload"] == "render"
@@ -135,7 +140,7 @@ def ci_lines(runs, workloads, configs):
                 if not ci:
                     continue
                 hw = report.half_width(ci)
-                name = k.replace("wall_s", w.name + " wall").replace("cpu_s", w.name + " cpu")
+                name = metric_name(w, k)
                 lines.append("| %s: %s / %s (%s), %s <= %.2f | %.3f [%.3f, %.3f]%s: %s |" % (
                     w.name, c, ref, label, name, bound, ci[0], ci[1], ci[2],
                     " ±%.1f %%" % (100 * hw) if hw is not None else "", report.verdict(ci, bound)))
@@ -175,7 +180,7 @@ def table(runs, workloads, configs, baseline):
             wm = worst_metric(runs, w, c, baseline)
             if wm and wm[0] > SLOWER:
                 ref = report.paired_ratio(runs, w.name, own, baseline, wm[1]) if own else None
-                slow.append("%s %.2f%s" % (wm[1].replace("wall_s", w.name + " wall"), wm[0],
+                slow.append("%s %.2f%s" % (metric_name(w, wm[1]), wm[0],
                                            " (%s %.2f)" % (own, ref) if ref else ""))
             rss = report.paired_ratio(runs, w.name, c, baseline, "maxrss_mib")
             if rss and rss > RSS_MORE:
@@ -212,7 +217,7 @@ def table(runs, workloads, configs, baseline):
             ci = report.paired_ci(runs, w.name, mine, peer, wm[1]) if wm else None
             if ci:
                 lines.append("| %s / %s, %s <= %.2f | %.3f [%.3f, %.3f]: %s |" % (
-                    mine, peer, wm[1].replace("wall_s", w.name + " wall"), GLIBC_PEER,
+                    mine, peer, metric_name(w, wm[1]), GLIBC_PEER,
                     ci[0], ci[1], ci[2], report.verdict(ci, GLIBC_PEER)))
     lines += ci_lines(runs, workloads, configs)
     if not lines:
