@@ -77,9 +77,11 @@ static void advise_earlier(void)
 }
 
 static char plan_reason[224];
+static int verbose;
 
 void hp_promote_init(const struct hp_plan *plan)
 {
+	verbose = plan->verbose;
 	min_resident = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE ? plan->promote_min : 0;
 	snprintf(plan_reason, sizeof plan_reason, "%s", plan->promote_reason);
 }
@@ -119,6 +121,13 @@ static void sample(size_t now, int force)
 		atomic_store(&at_resident, r);
 		atomic_store(&at_mapped, now);
 		advise_earlier();
+		/* the config line was printed at start-up, before any sample:
+		 * say the promotion when it happens (once: promoted is one-way) */
+		if (verbose) {
+			char why[224];
+			hp_promote_decide(min_resident, r, now, why, sizeof why);
+			hp_say("heap %s", why);
+		}
 	}
 }
 

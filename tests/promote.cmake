@@ -15,6 +15,15 @@ foreach(BE jemalloc mimalloc)
     set_tests_properties(${T} PROPERTIES ENVIRONMENT "${E}" SKIP_RETURN_CODE 77)
   endforeach()
 endforeach()
+# verbose: the promotion is said when it happens (the config line, printed
+# at start-up before any sample, says "not promoted")
+foreach(BE jemalloc mimalloc)
+  set(T ${BE}_auto_promotion_is_said_when_it_happens)
+  add_test(NAME ${T} COMMAND sh -c "out=$(\"$1\" dense 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 0 ] && echo \"$out\" | grep -q ']: heap promoted at [0-9]* MiB resident of [0-9]* MiB mapped'"
+    sh $<TARGET_FILE:test_promote>)
+  set_tests_properties(${T} PROPERTIES
+    ENVIRONMENT "HUGEPOLICY_BACKEND=${BE};HUGEPOLICY_PAGES=auto;HUGEPOLICY_VERBOSE=1")
+endforeach()
 # the rule itself: every row of the table, with its reason
 add_executable(test_promote_rule test_promote_rule.c $<TARGET_OBJECTS:hp_policy>)
 target_include_directories(test_promote_rule PRIVATE ${CMAKE_SOURCE_DIR}/policy)

@@ -88,10 +88,11 @@ def half_width(ci):
 def verdict(ci, bound):
     """'met' when the whole interval is within bound (ratio <= bound),
     'MISSED' when all of it is beyond, else 'unresolved': never a verdict
-    from noise.  One round gives a zero-width interval: say so."""
+    from noise.  One round gives a zero-width interval: unresolved, and
+    which side its one value falls."""
     med, lo, hi = ci
     if lo == hi:
-        return ("met" if med <= bound else "MISSED") + " (one value: no interval)"
+        return "unresolved (one value, %s the bound: no interval)" % ("within" if med <= bound else "beyond")
     return "met" if hi <= bound else "MISSED" if lo > bound else "unresolved"
 
 
