@@ -649,7 +649,11 @@ static void print_list(const char *name, const struct mem *m, int n, size_t fiel
  * 15 MiB of VmSize, 4 mappings.  A leak per failed call in "from" mode adds
  * 8 calls x 4 MiB or more every cycle.  So the last cycle may exceed every
  * earlier one (from cycle 1) by at most 24 MiB of Rss and of VmSize and 8
- * mappings, and not at all in Hugetlb bytes or hugetlb mappings; cycle 1's
+ * mappings, and by at most one 2 MiB page and one mapping in Hugetlb (jemalloc
+ * grows its pool-backed extents one populated 2 MiB page at a time, and
+ * over 8 cycles it took one more in the last cycle after four flat ones,
+ * 2 of 54 cases in one CI run; a leaked 4 MiB block is twice that, every
+ * cycle); cycle 1's
  * residue is bounded; and the system backend, which unmaps its hugetlb
  * blocks on free, must have no hugetlb mapping left after a free-all.
  * --no-rss-check: the fault is in madvise, and a failed MADV_DONTNEED or
@@ -668,9 +672,9 @@ static int leaked(const struct mem *m, int n, int system_backend, int rss_check)
 	}
 	int bad = 0;
 	if ((rss_check && z->rss - hi.rss > (long long)(24 * MIB)) || z->vm - hi.vm > (long long)(24 * MIB) ||
-	    z->maps - hi.maps > 8 || z->hugetlb > hi.hugetlb || z->tlbmaps > hi.tlbmaps)
+	    z->maps - hi.maps > 8 || z->hugetlb - hi.hugetlb > (long long)(2 * MIB) || z->tlbmaps - hi.tlbmaps > 1)
 		bad = 1, fprintf(stderr, "stress: FAIL leak: after cycle %d Rss or VmSize is 24 MiB above every earlier "
-				 "cycle's, or 8 more mappings, or more Hugetlb or hugetlb mappings\n", n - 1);
+				 "cycle's, or 8 more mappings, or 2 MiB more Hugetlb or 2 more hugetlb mappings\n", n - 1);
 	if ((rss_check && one->rss - o->rss > (long long)(64 * MIB)) ||
 	    one->hugetlb - o->hugetlb > (long long)(64 * MIB) || one->maps - o->maps > 32)
 		bad = 1, fprintf(stderr, "stress: FAIL leak: cycle 1 left more than 64 MiB Rss or Hugetlb or 32 mappings\n");
