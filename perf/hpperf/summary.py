@@ -11,18 +11,17 @@
   system/auto against GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (<= 1.00) per
   workload; jemalloc/auto fresh-buffer warm against system/off (<= 1.10)
   per size; hugepolicy against the native library on churn (<= 1.03).
-- chart_rows: the main-metric ratios for chart.write_svg (summary.svg).
+- chart_rows: the main-metric ratios for chart.plot (summary.svg).
 Lower ratios are faster (or leaner).  Peak RSS is ru_maxrss, which counts no
 hugetlb page: a hugetlb column's memory is in the resource table instead.
 """
 from . import report, targets, workloads as wlreg
 
-BACKENDS = ("system", "jemalloc", "mimalloc")
+BACKENDS = ("system", "jemalloc", "mimalloc")   # hugepolicy's, in run.py's order
 PEERS = ("native-jemalloc/thp", "native-jemalloc-hpa/thp", "native-mimalloc/thp",
          "native-glibc/thp", "native-glibc/hugetlb")
 PEER_NAMES = {"native-glibc/thp": "glibc hugetlb=1", "native-glibc/hugetlb": "glibc hugetlb=2"}
-RSS_BOUND = 1.10
-WARM_BOUND = 1.10
+WARM_BOUND = 1.10  # jemalloc/auto warm reuse against system/off
 
 
 def _ran(runs, workload):
@@ -34,8 +33,8 @@ def _ratio(runs, w, config, baseline, key):
     return "%.2f" % x if x else "–"
 
 
-def _ci(runs, w, config, ref, key, bound):
-    ci = report.paired_ci(runs, w, config, ref, key)
+def _ci(runs, workload_name, config, ref, key, bound):
+    ci = report.paired_ci(runs, workload_name, config, ref, key)
     if not ci:
         return "–"
     return "%.3f [%.3f, %.3f] %s" % (ci[0], ci[1], ci[2], report.verdict(ci, bound))
@@ -75,7 +74,7 @@ def goals_table(runs, workloads, configs):
         return ""
     glibc = "system/auto" in configs and "native-glibc/thp" in configs
     head = ["workload (main metric)"] + ["%s/auto vs best static <= 1.03" % b for b in autos]
-    head += ["%s/auto peak RSS vs %s/off <= %.2f" % (b, b, RSS_BOUND) for b in autos if b + "/off" in configs]
+    head += ["%s/auto peak RSS vs %s/off <= %.2f" % (b, b, targets.RSS_MORE) for b in autos if b + "/off" in configs]
     if glibc:
         head.append("system/auto vs glibc hugetlb=1 <= 1.00")
     rows = []
@@ -89,7 +88,7 @@ def goals_table(runs, workloads, configs):
                        if best else "–")
         for b in autos:
             if b + "/off" in configs:
-                row.append(_ci(runs, w.name, b + "/auto", b + "/off", "maxrss_mib", RSS_BOUND))
+                row.append(_ci(runs, w.name, b + "/auto", b + "/off", "maxrss_mib", targets.RSS_MORE))
         if glibc:
             row.append(_ci(runs, w.name, "system/auto", "native-glibc/thp", key, targets.GLIBC_PEER)
                        if "native-glibc/thp" in ran else "n/a (%s)" % w.name)
