@@ -101,8 +101,13 @@ def parse_args(argv):
                         "or fixed")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     p.add_argument("--interval", type=float, default=0.1, help="smaps_rollup poll seconds")
-    p.add_argument("--hugetlb-pages", type=int, help="2 MiB pages to add in hugetlb mode "
+    p.add_argument("--hugetlb-pages", type=int, help="2 MiB pages to add to the pool "
                    "(default: per workload)")
+    p.add_argument("--pool", choices=("all", "hugetlb"), default="all",
+                   help="which runs get the added hugetlb pool when hugetlb columns run: all "
+                        "(default: every configuration sees the same machine; a host library "
+                        "that maps the pool itself, as Embree does, does so in every column) "
+                        "or hugetlb (only those columns)")
     args = p.parse_args(argv)
     if args.repeat != "auto":
         try:
@@ -186,7 +191,7 @@ def run_one(args, wl, backend, mode, rnd, out_dir):
     settle_s = settle.settle(args.drop_caches) if args.settle else None
     free_2m = settle.free_2m_blocks()
     driver = getattr(wl, "driver", None)
-    if mode == "hugetlb":
+    if mode == "hugetlb" or (args.pool == "all" and any(m == "hugetlb" for _, m in args.configs)):
         want = args.hugetlb_pages if args.hugetlb_pages is not None else wl.hugetlb_pages()
         with hugetlb.pool(want) as pool:
             if pool < want:
@@ -322,7 +327,7 @@ def main(argv=None):
         log("error: hugepolicy CLI not found at %s (build it, pass --hugepolicy PATH, "
             "or --plain to run without it)" % args.hugepolicy)
         return 2
-    configs = configurations(args)
+    configs = args.configs = configurations(args)
     names = ["%s/%s" % c for c in configs]
     wls = []
     for name in workloads.expand(args.workloads):

@@ -182,6 +182,40 @@ with tempfile.TemporaryDirectory() as d:
                     r"[0-9.]+ \[[0-9.]+, [0-9.]+\]", r.stdout) is not None,
           "run.py: auto against the backend's best static mode, with a 95 % interval")
 
+# the pool is the machine's: with hugetlb columns every configuration runs with
+# it (--pool all), or only the hugetlb ones (--pool hugetlb); peak memory
+# counts the pool pages ru_maxrss does not
+NR = "/proc/sys/vm/nr_hugepages"
+if os.geteuid() == 0 and os.path.exists(NR):
+    def nr_pages():
+        with open(NR) as fh:
+            return int(fh.read())
+    before = nr_pages()
+    seen = {}
+    for pool in ("all", "hugetlb"):
+        with tempfile.TemporaryDirectory() as d:
+            r = runner(["--workloads", "fresh-buffer", "--backends", "system", "--modes", "off,hugetlb",
+                        "--repeat", "1", "--no-settle", "--pool", pool, "--out", d])
+            with open(os.path.join(d, "results.json")) as fh:
+                seen[pool] = {x["config"]: x for x in json.load(fh)["runs"]}
+            check(r.returncode == 0 and set(seen[pool]) == {"system/off", "system/hugetlb"},
+                  "run.py --pool %s: both configurations ran" % pool)
+    granted = seen["all"].get("system/hugetlb", {}).get("hugetlb_pool_pages")
+    if granted:
+        check(seen["all"]["system/off"]["hugetlb_pool_pages"] == granted
+              and seen["hugetlb"]["system/off"]["hugetlb_pool_pages"] is None
+              and seen["hugetlb"]["system/hugetlb"]["hugetlb_pool_pages"],
+              "run.py: --pool all gives every configuration the workload's pool, --pool hugetlb the hugetlb ones")
+        tlb = seen["all"]["system/hugetlb"]
+        check(all(x["peak_mem_mib"] >= x["maxrss_mib"] for s in seen.values() for x in s.values())
+              and (tlb["peak_hugetlb_mib"] == 0 or tlb["peak_mem_mib"] > tlb["maxrss_mib"]),
+              "run.py: peak memory is at least ru_maxrss and counts the pool pages a run held")
+    else:
+        print("skip: the kernel granted no hugetlb pages to the runner")
+    check(nr_pages() == before, "run.py: the pool is back to its size (%d)" % before)
+else:
+    print("skip: the runner's pool needs root")
+
 # the new peer and hosts, where installed
 jemalloc = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
 sys.path.insert(0, os.path.join(repo, "perf"))

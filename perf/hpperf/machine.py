@@ -1,4 +1,5 @@
 """Machine facts recorded next to the results."""
+import glob
 import json
 import os
 import platform
@@ -37,6 +38,16 @@ def _probe(hugepolicy):
         return r.stdout.strip()
 
 
+def _balloon_reports():
+    """True if a virtio balloon bound here offers free page reporting
+    (feature bit 5, VIRTIO_BALLOON_F_REPORTING), False if none does."""
+    for f in glob.glob("/sys/bus/virtio/drivers/virtio_balloon/virtio*/features"):
+        bits = _read(f) or ""
+        if len(bits) > 5 and bits[5] == "1":
+            return True
+    return False
+
+
 def info(hugepolicy=None, blender=None):
     thp = "/sys/kernel/mm/transparent_hugepage/"
     facts = {
@@ -51,6 +62,12 @@ def info(hugepolicy=None, blender=None):
                            (_read("/proc/meminfo") or "").splitlines()
                            if l.startswith("MemTotal")), None),
         "hugepolicy_probe": _probe(hugepolicy),
+        # a guest whose balloon reports free pages to the host (virtio
+        # free page reporting, Firecracker, QEMU free-page-reporting=on,
+        # WSL2) gets them discarded there: memory freed to the kernel and
+        # faulted again costs a host fault too, not only zeroing
+        "page_reporting_order": _read("/sys/module/page_reporting/parameters/page_reporting_order"),
+        "balloon_reports_free_pages": _balloon_reports(),
     }
     if blender:
         try:
@@ -69,6 +86,10 @@ def summary(facts):
     if isinstance(probe, dict):
         pools = ", hugetlb pools " + ", ".join(
             "%d kB: %d free" % (p["page_size"] // 1024, p["free"]) for p in probe.get("hugetlb_pools", []))
-    return "Machine: %s, %s CPUs (%s), %s, kernel %s, THP %s, defrag %s%s" % (
+    order = facts.get("page_reporting_order")
+    reporting = ""
+    if order and order.isdigit() and facts.get("balloon_reports_free_pages"):
+        reporting = ", free pages reported to the host from %d KiB blocks (page_reporting)" % (4 << int(order))
+    return "Machine: %s, %s CPUs (%s), %s, kernel %s, THP %s, defrag %s%s%s" % (
         facts.get("cpu_model"), facts.get("nproc"), facts.get("cpus_usable"), facts.get("mem_total"),
-        facts.get("kernel"), facts.get("thp_enabled"), facts.get("thp_defrag"), pools)
+        facts.get("kernel"), facts.get("thp_enabled"), facts.get("thp_defrag"), pools, reporting)

@@ -5,7 +5,7 @@ import random
 import statistics
 
 RUN_FIELDS = ["workload", "round", "config", "backend", "mode", "ok", "exit_code", "error",
-              "wall_s", "cpu_s", "user_s", "sys_s", "minflt", "majflt", "maxrss_mib", "hwm_rss_mib", "peak_huge_mib",
+              "wall_s", "cpu_s", "user_s", "sys_s", "minflt", "majflt", "maxrss_mib", "peak_mem_mib", "hwm_rss_mib", "peak_huge_mib",
               "peak_anon_huge_mib", "peak_hugetlb_mib", "smaps_samples", "hugetlb_pool_pages",
               "hp_pages", "hp_reason",
               "others_cpus", "steal_cpus", "load1", "settle_s", "free_2m_blocks"]
@@ -13,6 +13,7 @@ RUN_FIELDS = ["workload", "round", "config", "backend", "mode", "ok", "exit_code
 # second-table rows: (label suffix, run field, format)
 RESOURCE_ROWS = [("peak huge MiB", "peak_huge_mib", "%.0f"),
                  ("peak RSS MiB", "maxrss_mib", "%.0f"),
+                 ("peak RSS+hugetlb MiB", "peak_mem_mib", "%.0f"),
                  ("minor faults", "minflt", "%.0f"),
                  ("sys s", "sys_s", "%.2f")]
 

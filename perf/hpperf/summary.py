@@ -12,8 +12,9 @@
   workload; jemalloc/auto fresh-buffer warm against system/off (<= 1.10)
   per size; hugepolicy against the native library on churn (<= 1.03).
 - chart_rows: the main-metric ratios for chart.plot (summary.svg).
-Lower ratios are faster (or leaner).  Peak RSS is ru_maxrss, which counts no
-hugetlb page: a hugetlb column's memory is in the resource table instead.
+Lower ratios are faster (or leaner).  Peak RSS is peak memory: RSS plus
+hugetlb pages (targets.mem_key; ru_maxrss, which counts no hugetlb page, for
+runs recorded before peak_mem_mib).
 """
 from . import report, targets, workloads as wlreg
 
@@ -88,7 +89,7 @@ def goals_table(runs, workloads, configs):
                        if best else "–")
         for b in autos:
             if b + "/off" in configs:
-                row.append(_ci(runs, w.name, b + "/auto", b + "/off", "maxrss_mib", targets.RSS_MORE))
+                row.append(_ci(runs, w.name, b + "/auto", b + "/off", targets.mem_key(runs), targets.RSS_MORE))
         if glibc:
             row.append(_ci(runs, w.name, "system/auto", "native-glibc/thp", key, targets.GLIBC_PEER)
                        if "native-glibc/thp" in ran else "n/a (%s)" % w.name)
