@@ -97,12 +97,19 @@ struct hp_thp_large_traits {
 	int (*grow_in_place)(void *p, size_t n);   /* 1: p now holds n bytes; NULL: none */
 	void (*after_big)(size_t n); /* after each advised big block of n bytes, before the caller
 				      * touches it (jemalloc: its decay runs) */
+	void (*freed_big)(size_t n); /* a big block of n usable bytes was freed, or moved by
+				      * realloc (jemalloc: counts the runs it keeps); NULL: none */
 };
 /* Fill *out with `backend`'s ops wrapped so that malloc, calloc, realloc and
  * memalign results of at least min_bytes get MADV_HUGEPAGE before their first
  * touch; free and usable_size stay the backend's.  Call once at start-up. */
 void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_large_traits *t,
 		       size_t min_bytes, int verbose, struct hp_alloc_ops *out);
+/* advised_set.c: the big blocks whose free thp_large.c watches */
+void hp_advised_set_put(void *p);
+int hp_advised_set_maybe(const void *p);    /* 0: surely not in the set */
+int hp_advised_set_forget(void *p);         /* 1: it was (now forgotten) */
+void hp_advised_set_child_unlock(void);     /* pthread_atfork child */
 /* withdraw_on_free: the same ops with a free that takes a big block's
  * advice back, for a layer that copies them (hugetlb_large.c in front);
  * the dispatcher gets them by hp_dispatch_swap at the first advice. */
@@ -241,7 +248,8 @@ void hp_jemalloc_hugetlb_describe(struct hp_buf *b);
  * auto) made now and given the ordinary arenas' decay, so freed big blocks
  * are reused instead of faulted in again; the describe note. */
 void hp_jemalloc_huge_arena_keep(size_t threshold);
-void hp_jemalloc_huge_arena_tick(size_t n);  /* its decay now; kept blocks out before one >= 64 MiB */
+void hp_jemalloc_huge_arena_tick(size_t n);  /* its decay now; kept runs out before a block none can serve */
+void hp_jemalloc_huge_arena_freed(size_t n); /* a big block of n bytes went back to it */
 void hp_jemalloc_huge_arena_describe(struct hp_buf *b);
 extern const char *hpje_malloc_conf;
 

@@ -98,10 +98,13 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 	}
 	static const struct hp_thp_large_traits je_traits = { .grow_in_place = grow_in_place,
 							       .after_big = hp_jemalloc_huge_arena_tick };
+	static const struct hp_thp_large_traits je_auto_traits = { .grow_in_place = grow_in_place,
+								    .after_big = hp_jemalloc_huge_arena_tick,
+								    .freed_big = hp_jemalloc_huge_arena_freed };
 	if (plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE) {
 		large_scope = 1;
 		large_threshold = (size_t)plan->threshold;
-		hp_thp_large_init(&hp_jemalloc_ops, &je_traits, large_threshold, plan->verbose, &large_ops);
+		hp_thp_large_init(&hp_jemalloc_ops, &je_auto_traits, large_threshold, plan->verbose, &large_ops);
 		hp_jemalloc_huge_arena_keep(large_threshold);
 		*ops = &large_ops;
 	} else {

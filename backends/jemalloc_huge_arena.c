@@ -14,22 +14,26 @@
  * by default) and an arena.<i>.oversize_threshold of KEEP_MAX, so a freed
  * big block stays resident, advised and huge-page backed until jemalloc's
  * decay purges it, as it does for small blocks; a freed run of KEEP_MAX or
- * more is still given back at once.  Measured (fresh-buffer, warm rounds):
- * 4 MiB 1.6 ms -> 0.12 ms, 32 MiB 8.5 -> 2.6 ms (glibc 0.21, 36 ms).
+ * more is still given back at once, and at most KEEP_MAX is kept in all
+ * (below).  Measured (fresh-buffer, warm rounds): 4 MiB 1.6 ms -> 0.12 ms
+ * (glibc 0.21 ms).
  * What took effect is read back for the report.
  */
 #include "hp_backend.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/types.h>
 
-/* The longest run of freed big-block memory kept: glibc's largest trim
- * threshold (2 x DEFAULT_MMAP_THRESHOLD_MAX on 64-bit), which is how much
- * freed memory glibc keeps at the top of its heap once its mmap threshold
- * has adapted to big blocks; a freed run at least this long is given back
- * at once, as jemalloc does. */
-#define KEEP_MAX ((size_t)64 << 20)
+/* The most freed big-block memory kept, one run or all together: glibc's
+ * largest mmap threshold (DEFAULT_MMAP_THRESHOLD_MAX on 64-bit), the size
+ * from which glibc unmaps every freed block; a freed run at least this long
+ * is given back at once, as jemalloc does.  64 MiB (glibc's largest trim
+ * threshold) kept render's peak RSS 1.10x jemalloc off's: the freed runs
+ * sat resident while its small-block heap grew. */
+#define KEEP_MAX ((size_t)32 << 20)
 
+static void kept_child(void);
 static unsigned huge_ind;               /* the oversize arena's index; 0: not changed */
 static size_t decay_mib[3], decay_miblen;   /* "arena.<huge_ind>.decay" */
 static size_t purge_mib[3], purge_miblen;   /* "arena.<huge_ind>.purge" */
@@ -85,22 +89,82 @@ void hp_jemalloc_huge_arena_keep(size_t threshold)
 		purge_miblen = 0;
 	huge_ind = ind;
 	was_dirty = old;
+	pthread_atfork(NULL, NULL, kept_child);
+}
+
+/* The freed big blocks the arena may still keep, by size (their runs may
+ * have coalesced into longer ones, or decayed: an estimate), KEEP_MAX in
+ * all: a free that would keep more gives the others back first.  A big
+ * block that none of them can hold came from fresh memory: the kept runs
+ * are purged then, before its caller touches it, so they never sit
+ * resident beside it (fresh-buffer's peak RSS was 325 MB against 264 MB,
+ * a 256 MiB block on top of the kept ones).  One that fits is taken as
+ * served by the smallest that does (jemalloc's extents are best fit by
+ * size class). */
+#define KEPT_MAX 32
+static size_t kept[KEPT_MAX], kept_sum;
+static unsigned n_kept;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void purge(void)
+{
+	if (purge_miblen)
+		hpje_mallctlbymib(purge_mib, purge_miblen, NULL, NULL, NULL, 0);
+}
+
+/* a fork while another thread held the lock: the child's copy is free */
+static void kept_child(void)
+{
+	pthread_mutex_init(&kept_lock, NULL);
+}
+
+/* called before the block goes back to jemalloc */
+void hp_jemalloc_huge_arena_freed(size_t n)
+{
+	if (!huge_ind || n >= KEEP_MAX)
+		return;                 /* not kept: given back at once */
+	pthread_mutex_lock(&kept_lock);
+	if (kept_sum + n > KEEP_MAX || n_kept == KEPT_MAX) {
+		purge();                /* the ones kept so far go back */
+		n_kept = 0;
+		kept_sum = 0;
+	}
+	kept[n_kept++] = n;
+	kept_sum += n;
+	pthread_mutex_unlock(&kept_lock);
+}
+
+/* 1 if a kept block can hold n (now taken), 0 if none: the kept runs are purged */
+static int served_from_kept(size_t n)
+{
+	pthread_mutex_lock(&kept_lock);
+	unsigned best = KEPT_MAX;
+	for (unsigned i = 0; i < n_kept; i++)
+		if (kept[i] >= n && (best == KEPT_MAX || kept[i] < kept[best]))
+			best = i;
+	int fit = best < KEPT_MAX;
+	if (fit) {
+		kept_sum -= kept[best];
+		kept[best] = kept[--n_kept];
+	} else {
+		purge();
+		n_kept = 0;
+		kept_sum = 0;
+	}
+	pthread_mutex_unlock(&kept_lock);
+	return fit;
 }
 
 /* jemalloc checks an arena's decay clock only every 1000 of its own
  * allocations and frees, which the oversize arena may never reach: each
  * big block allocated runs it now (about a microsecond, against the
  * hundreds a fresh 4 MiB block costs), so freed big blocks leave within
- * dirty_decay_ms of the program's big-block activity.  A block of KEEP_MAX
- * or more is one no kept run could have served (they are shorter): the
- * kept runs are purged now, before its caller touches it, so they never
- * sit resident beside it - fresh-buffer's peak RSS was 325 MB against
- * 264 MB for jemalloc off (a 256 MiB block on top of the kept ones). */
+ * dirty_decay_ms of the program's big-block activity. */
 void hp_jemalloc_huge_arena_tick(size_t n)
 {
-	if (n >= KEEP_MAX && purge_miblen)
-		hpje_mallctlbymib(purge_mib, purge_miblen, NULL, NULL, NULL, 0);
-	else if (decay_miblen)
+	if (!huge_ind)
+		return;
+	if (served_from_kept(n) && decay_miblen)
 		hpje_mallctlbymib(decay_mib, decay_miblen, NULL, NULL, NULL, 0);
 }
 
@@ -117,6 +181,6 @@ void hp_jemalloc_huge_arena_describe(struct hp_buf *b)
 	size_t keep = 0, len = sizeof keep;
 	snprintf(name, sizeof name, "arena.%u.oversize_threshold", huge_ind);
 	hpje_mallctl(name, &keep, &len, NULL, 0);
-	hp_buf_printf(b, ", oversize arena %u keeps freed runs < %zu B for reuse: dirty_decay_ms=%zd "
-		      "muzzy_decay_ms=%zd (jemalloc's: %zd)", huge_ind, keep, dirty, muzzy, was_dirty);
+	hp_buf_printf(b, ", oversize arena %u keeps freed runs < %zu B for reuse, %zu B in all: dirty_decay_ms=%zd "
+		      "muzzy_decay_ms=%zd (jemalloc's: %zd)", huge_ind, keep, KEEP_MAX, dirty, muzzy, was_dirty);
 }

@@ -38,79 +38,6 @@ static size_t threshold = 4u * HP_MIB;
 static int verbose;
 static atomic_int said_first_advice;
 
-/* withdraw_on_free: the advised blocks now live, an open-addressing set of
- * addresses (0 empty, 1 deleted).  A free looks only while it is not empty;
- * inserts and deletes take the lock, lookups do not (a lookup that races a
- * rebuild may miss: that block then keeps its advice, nothing worse).  The
- * set is kept at most half full, live and deleted slots together, so that a
- * lookup of a block that is not there ends at an empty slot in a few steps;
- * beyond ADVISED_CAP / 2 live advised blocks (8192: 32 GiB of 4 MiB blocks)
- * a new block is not tracked and keeps its advice after free (README). */
-#define ADVISED_CAP 16384u             /* 1 << 14 */
-#define DELETED ((uintptr_t)1)
-static _Atomic uintptr_t advised[ADVISED_CAP];
-static atomic_int n_advised;
-static unsigned n_deleted;              /* under the lock */
-static pthread_mutex_t advised_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* 2 MiB granules holding an advised block's start: most frees are one bit
- * test (set on insert, rebuilt with the set; a stale bit costs a lookup) */
-#define FILTER_BITS 4096u
-static _Atomic uint64_t filter[FILTER_BITS / 64];
-
-static unsigned granule(uintptr_t a)
-{
-	return (unsigned)(a >> 21) & (FILTER_BITS - 1);
-}
-
-static int maybe_advised(const void *p)
-{
-	unsigned g = granule((uintptr_t)p);
-	return (atomic_load_explicit(&filter[g / 64], memory_order_relaxed) >> (g % 64)) & 1;
-}
-
-static void filter_add(uintptr_t a)
-{
-	unsigned g = granule(a);
-	atomic_fetch_or_explicit(&filter[g / 64], (uint64_t)1 << (g % 64), memory_order_relaxed);
-}
-
-static unsigned slot_of(uintptr_t a)
-{
-	/* Fibonacci hashing: the top log2(ADVISED_CAP) = 14 bits of the product */
-	return (unsigned)((a >> 12) * 0x9E3779B97F4A7C15ull >> (64 - 14)) & (ADVISED_CAP - 1);
-}
-
-static void tidy_locked(int force);
-
-static void put_locked(uintptr_t a)
-{
-	if ((unsigned)atomic_load(&n_advised) + n_deleted >= ADVISED_CAP / 2)
-		tidy_locked(1);                 /* drop the deleted marks */
-	if ((unsigned)atomic_load(&n_advised) >= ADVISED_CAP / 2)
-		return;                         /* half full: this block keeps its advice */
-	unsigned s = slot_of(a), free_slot = ADVISED_CAP;
-	for (unsigned i = 0; i < ADVISED_CAP; i++, s = (s + 1) & (ADVISED_CAP - 1)) {
-		uintptr_t v = atomic_load_explicit(&advised[s], memory_order_relaxed);
-		if (v == a)
-			return;                 /* advised again (realloc in place) */
-		if (v == DELETED && free_slot == ADVISED_CAP)
-			free_slot = s;
-		if (v == 0) {
-			if (free_slot == ADVISED_CAP)
-				free_slot = s;
-			break;
-		}
-	}
-	if (free_slot == ADVISED_CAP)
-		return;                         /* full: this block keeps its advice */
-	if (atomic_load_explicit(&advised[free_slot], memory_order_relaxed) == DELETED)
-		n_deleted--;
-	atomic_store_explicit(&advised[free_slot], a, memory_order_release);
-	filter_add(a);
-	atomic_fetch_add(&n_advised, 1);
-}
-
 /* The ops the dispatcher calls: `published` (free is the backend's own, the
  * hot path untouched) until the first block is advised, then `with_free`,
  * whose free looks the block up (hp_dispatch_swap: one atomic store). */
@@ -120,66 +47,16 @@ static atomic_int swapped;
 
 static void remember(void *p)
 {
-	pthread_mutex_lock(&advised_lock);
-	put_locked((uintptr_t)p);
-	pthread_mutex_unlock(&advised_lock);
+	hp_advised_set_put(p);
 	if (!atomic_load_explicit(&swapped, memory_order_relaxed) && !atomic_exchange(&swapped, 1))
 		hp_dispatch_swap(published, &with_free);
-}
-
-/* Under the lock: rebuild without deleted marks when they are many, when
- * the set is empty, or when forced. */
-static void tidy_locked(int force)
-{
-	static uintptr_t live[ADVISED_CAP / 2];
-	if (!force && n_deleted < ADVISED_CAP / 8 && atomic_load(&n_advised) > 0)
-		return;
-	unsigned n = 0;
-	for (unsigned i = 0; i < ADVISED_CAP; i++) {
-		uintptr_t v = atomic_load_explicit(&advised[i], memory_order_relaxed);
-		if (v > DELETED && n < ADVISED_CAP / 2)
-			live[n++] = v;
-		atomic_store_explicit(&advised[i], 0, memory_order_relaxed);
-	}
-	atomic_store(&n_advised, 0);
-	n_deleted = 0;
-	for (unsigned i = 0; i < FILTER_BITS / 64; i++)
-		atomic_store_explicit(&filter[i], 0, memory_order_relaxed);
-	for (unsigned i = 0; i < n; i++)
-		put_locked(live[i]);    /* n < ADVISED_CAP / 2: no recursion */
-}
-
-/* 1 if p was an advised block (now forgotten) */
-static int forget(void *p)
-{
-	uintptr_t a = (uintptr_t)p;
-	if (atomic_load_explicit(&n_advised, memory_order_acquire) == 0)
-		return 0;
-	for (unsigned i = 0, s = slot_of(a); i < ADVISED_CAP; i++, s = (s + 1) & (ADVISED_CAP - 1)) {
-		uintptr_t v = atomic_load_explicit(&advised[s], memory_order_acquire);
-		if (v == 0)
-			return 0;
-		if (v != a)
-			continue;
-		pthread_mutex_lock(&advised_lock);
-		int mine = atomic_load_explicit(&advised[s], memory_order_relaxed) == a;
-		if (mine) {
-			atomic_store_explicit(&advised[s], DELETED, memory_order_relaxed);
-			atomic_fetch_sub(&n_advised, 1);
-			n_deleted++;
-			tidy_locked(0);
-		}
-		pthread_mutex_unlock(&advised_lock);
-		return mine;
-	}
-	return 0;
 }
 
 void *hp_thp_large_advise(void *p, size_t n)
 {
 	if (p && n >= threshold) {
 		size_t advised = hp_pages_advise_thp(p, n);
-		if (traits.withdraw_on_free && advised)
+		if ((traits.withdraw_on_free && advised) || traits.freed_big)
 			remember(p);
 		if (traits.after_big)
 			traits.after_big(n);
@@ -229,8 +106,13 @@ static void *large_calloc(size_t c, size_t n)
 
 static void large_free(void *p)
 {
-	if (p && maybe_advised(p) && forget(p))
-		hp_pages_unadvise_thp(p, inner.usable_size(p));
+	if (p && hp_advised_set_maybe(p) && hp_advised_set_forget(p)) {
+		size_t n = inner.usable_size(p);
+		if (traits.withdraw_on_free)
+			hp_pages_unadvise_thp(p, n);
+		if (traits.freed_big)
+			traits.freed_big(n);
+	}
 	inner.free(p);
 }
 
@@ -240,12 +122,25 @@ static void *large_realloc(void *p, size_t n)
 {
 	if (p == NULL)
 		return large_malloc(n);
-	if (traits.withdraw_on_free && forget(p)) {
+	if (traits.withdraw_on_free && hp_advised_set_forget(p)) {
 		size_t had = inner.usable_size(p);
 		hp_pages_unadvise_thp(p, had);  /* advised again below if it stays big */
 		void *q = realloc_advised(p, n);
 		if (!q)
 			hp_thp_large_advise(p, had);    /* failed: the block the caller keeps is as it was */
+		return q;
+	}
+	if (traits.freed_big && hp_advised_set_maybe(p) && hp_advised_set_forget(p)) {
+		size_t had = inner.usable_size(p);
+		void *q = realloc_advised(p, n);
+		if (!q)
+			remember(p);            /* failed: p stays, tracked as before */
+		else if (q != p)
+			traits.freed_big(had);  /* moved: the old block was freed */
+		else if (n < threshold)
+			;                       /* shrunk in place below the threshold: untracked */
+		else
+			remember(p);
 		return q;
 	}
 	return realloc_advised(p, n);
@@ -268,14 +163,6 @@ static void *realloc_advised(void *p, size_t n)
 	return q;
 }
 
-/* A fork while another thread held the set's lock: the child's copy of the
- * lock is free again (no prepare handler: a signal handler that forks must
- * not wait for it; the set may miss an entry, which only keeps an advice). */
-static void child_unlock(void)
-{
-	pthread_mutex_init(&advised_lock, NULL);
-}
-
 void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_large_traits *t,
 		       size_t min_bytes, int say, struct hp_alloc_ops *out)
 {
@@ -291,8 +178,8 @@ void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_l
 	published = out;
 	with_free = *out;
 	with_free.free = large_free;
-	if (traits.withdraw_on_free)
-		pthread_atfork(NULL, NULL, child_unlock);
+	if (traits.withdraw_on_free || traits.freed_big)
+		pthread_atfork(NULL, NULL, hp_advised_set_child_unlock);
 }
 
 const struct hp_alloc_ops *hp_thp_large_with_free(void)

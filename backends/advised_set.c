@@ -1,0 +1,149 @@
+/*
+ * advised_set.c - the big blocks whose free thp_large.c must see: a set of
+ * their addresses, for a backend that reuses a freed big block's pages for
+ * small blocks (the advice is taken back) or keeps freed big runs for
+ * reuse (jemalloc auto counts what it keeps).
+ *
+ * Thread-safe: inserts and deletes take one lock, lookups do not.
+ */
+#include "hp_backend.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* The tracked blocks now live, an open-addressing set of
+ * addresses (0 empty, 1 deleted).  A free looks only while it is not empty;
+ * inserts and deletes take the lock, lookups do not (a lookup that races a
+ * rebuild may miss: that block then keeps its advice, nothing worse).  The
+ * set is kept at most half full, live and deleted slots together, so that a
+ * lookup of a block that is not there ends at an empty slot in a few steps;
+ * beyond ADVISED_CAP / 2 live advised blocks (8192: 32 GiB of 4 MiB blocks)
+ * a new block is not tracked and keeps its advice after free (README). */
+#define ADVISED_CAP 16384u             /* 1 << 14 */
+#define DELETED ((uintptr_t)1)
+static _Atomic uintptr_t advised[ADVISED_CAP];
+static atomic_int n_advised;
+static unsigned n_deleted;              /* under the lock */
+static pthread_mutex_t advised_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* 2 MiB granules holding an advised block's start: most frees are one bit
+ * test (set on insert, rebuilt with the set; a stale bit costs a lookup) */
+#define FILTER_BITS 4096u
+static _Atomic uint64_t filter[FILTER_BITS / 64];
+
+static unsigned granule(uintptr_t a)
+{
+	return (unsigned)(a >> 21) & (FILTER_BITS - 1);
+}
+
+int hp_advised_set_maybe(const void *p)
+{
+	unsigned g = granule((uintptr_t)p);
+	return (atomic_load_explicit(&filter[g / 64], memory_order_relaxed) >> (g % 64)) & 1;
+}
+
+static void filter_add(uintptr_t a)
+{
+	unsigned g = granule(a);
+	atomic_fetch_or_explicit(&filter[g / 64], (uint64_t)1 << (g % 64), memory_order_relaxed);
+}
+
+static unsigned slot_of(uintptr_t a)
+{
+	/* Fibonacci hashing: the top log2(ADVISED_CAP) = 14 bits of the product */
+	return (unsigned)((a >> 12) * 0x9E3779B97F4A7C15ull >> (64 - 14)) & (ADVISED_CAP - 1);
+}
+
+static void tidy_locked(int force);
+
+static void put_locked(uintptr_t a)
+{
+	if ((unsigned)atomic_load(&n_advised) + n_deleted >= ADVISED_CAP / 2)
+		tidy_locked(1);                 /* drop the deleted marks */
+	if ((unsigned)atomic_load(&n_advised) >= ADVISED_CAP / 2)
+		return;                         /* half full: this block keeps its advice */
+	unsigned s = slot_of(a), free_slot = ADVISED_CAP;
+	for (unsigned i = 0; i < ADVISED_CAP; i++, s = (s + 1) & (ADVISED_CAP - 1)) {
+		uintptr_t v = atomic_load_explicit(&advised[s], memory_order_relaxed);
+		if (v == a)
+			return;                 /* advised again (realloc in place) */
+		if (v == DELETED && free_slot == ADVISED_CAP)
+			free_slot = s;
+		if (v == 0) {
+			if (free_slot == ADVISED_CAP)
+				free_slot = s;
+			break;
+		}
+	}
+	if (free_slot == ADVISED_CAP)
+		return;                         /* full: this block keeps its advice */
+	if (atomic_load_explicit(&advised[free_slot], memory_order_relaxed) == DELETED)
+		n_deleted--;
+	atomic_store_explicit(&advised[free_slot], a, memory_order_release);
+	filter_add(a);
+	atomic_fetch_add(&n_advised, 1);
+}
+
+/* Under the lock: rebuild without deleted marks when they are many, when
+ * the set is empty, or when forced. */
+static void tidy_locked(int force)
+{
+	static uintptr_t live[ADVISED_CAP / 2];
+	if (!force && n_deleted < ADVISED_CAP / 8 && atomic_load(&n_advised) > 0)
+		return;
+	unsigned n = 0;
+	for (unsigned i = 0; i < ADVISED_CAP; i++) {
+		uintptr_t v = atomic_load_explicit(&advised[i], memory_order_relaxed);
+		if (v > DELETED && n < ADVISED_CAP / 2)
+			live[n++] = v;
+		atomic_store_explicit(&advised[i], 0, memory_order_relaxed);
+	}
+	atomic_store(&n_advised, 0);
+	n_deleted = 0;
+	for (unsigned i = 0; i < FILTER_BITS / 64; i++)
+		atomic_store_explicit(&filter[i], 0, memory_order_relaxed);
+	for (unsigned i = 0; i < n; i++)
+		put_locked(live[i]);    /* n < ADVISED_CAP / 2: no recursion */
+}
+
+/* 1 if p was a tracked block (now forgotten) */
+int hp_advised_set_forget(void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	if (atomic_load_explicit(&n_advised, memory_order_acquire) == 0)
+		return 0;
+	for (unsigned i = 0, s = slot_of(a); i < ADVISED_CAP; i++, s = (s + 1) & (ADVISED_CAP - 1)) {
+		uintptr_t v = atomic_load_explicit(&advised[s], memory_order_acquire);
+		if (v == 0)
+			return 0;
+		if (v != a)
+			continue;
+		pthread_mutex_lock(&advised_lock);
+		int mine = atomic_load_explicit(&advised[s], memory_order_relaxed) == a;
+		if (mine) {
+			atomic_store_explicit(&advised[s], DELETED, memory_order_relaxed);
+			atomic_fetch_sub(&n_advised, 1);
+			n_deleted++;
+			tidy_locked(0);
+		}
+		pthread_mutex_unlock(&advised_lock);
+		return mine;
+	}
+	return 0;
+}
+
+void hp_advised_set_put(void *p)
+{
+	pthread_mutex_lock(&advised_lock);
+	put_locked((uintptr_t)p);
+	pthread_mutex_unlock(&advised_lock);
+}
+
+/* A fork while another thread held the set's lock: the child's copy of the
+ * lock is free again (no prepare handler: a signal handler that forks must
+ * not wait for it; the set may miss an entry, which only keeps an advice). */
+void hp_advised_set_child_unlock(void)
+{
+	pthread_mutex_init(&advised_lock, NULL);
+}
