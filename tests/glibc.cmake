@@ -151,11 +151,6 @@ foreach(TT ${GLIBC_MALLOC_TESTS})
       set_tests_properties(${N} PROPERTIES
         ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=${P};TIMEOUTFACTOR=${GLIBC_TIMEOUTFACTOR}"
         TIMEOUT ${T_TIMEOUT} SKIP_RETURN_CODE 77 LABELS "${T_LABELS}")
-      # mimalloc's thp takes pool pages first, and these tests fork: a
-      # child's copy-on-write would depend on the pool other tests change
-      if(B STREQUAL "mimalloc" AND P STREQUAL "thp")
-        set_tests_properties(${N} PROPERTIES RESOURCE_LOCK hugetlb_pool)
-      endif()
     endforeach()
   endforeach()
 endforeach()
