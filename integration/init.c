@@ -121,6 +121,11 @@ static void start_up(void)
 	hp_rt.backend = be;
 	if (hp_rt.plan.reserve && be != &hp_backend_mimalloc)
 		hp_say("HUGEPOLICY_RESERVE is for the mimalloc backend; ignored under %s", be->name);
+	/* which pool serves a block matters only where blocks may come from one */
+	if ((o.set_mask & (1u << HP_OPT_HUGETLB_SIZE)) &&
+	    (hp_rt.plan.pages_requested == HP_PAGES_OFF || hp_rt.plan.pages_requested == HP_PAGES_THP))
+		hp_say("HUGEPOLICY_HUGETLB_SIZE is for pages=hugetlb; ignored under pages=%s",
+		       hp_pages_name(hp_rt.plan.pages_requested));
 	publish(ops);
 }
 

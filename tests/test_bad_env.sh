@@ -45,6 +45,14 @@ check "RESERVE under system is said once" [ "$(grep -c "HUGEPOLICY_RESERVE is fo
 env LD_PRELOAD="$lib" HUGEPOLICY_BACKEND=mimalloc HUGEPOLICY_PAGES=off HUGEPOLICY_RESERVE=64M /bin/true 2>"$err"
 check "RESERVE under mimalloc off is said once" [ "$(grep -c "HUGEPOLICY_RESERVE ignored: it needs pages=hugetlb, and pages=off" "$err")" -eq 1 ]
 
+# HUGEPOLICY_HUGETLB_SIZE where no block comes from a pool is said, without VERBOSE
+for m in off thp; do
+	env LD_PRELOAD="$lib" HUGEPOLICY_PAGES=$m HUGEPOLICY_HUGETLB_SIZE=2M /bin/true 2>"$err"
+	check "HUGETLB_SIZE under $m is said once" [ "$(grep -c "HUGEPOLICY_HUGETLB_SIZE is for pages=hugetlb; ignored under pages=$m" "$err")" -eq 1 ]
+done
+env LD_PRELOAD="$lib" HUGEPOLICY_PAGES=auto HUGEPOLICY_HUGETLB_SIZE=2M /bin/true 2>"$err"
+check "HUGETLB_SIZE under auto is not said (auto may take a pool)" [ ! -s "$err" ]
+
 # stderr a pipe whose reader is gone: hugepolicy's lines must not kill the host
 # with SIGPIPE (it was rc -13).  Python starts the host with SIGPIPE at its
 # default action, whatever this shell inherited.
