@@ -25,6 +25,10 @@ foreach(B ${BACKENDS})
             ${B}_thp_clears_an_inherited_thp_disable)
     set_tests_properties(${T} PROPERTIES RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77)
   endforeach()
+  # the switch is system-wide: a test beside it that reads smaps under THP
+  # `madvise` would see `always` (a sparse heap faulted in whole)
+  set_tests_properties(${B}_off_on_a_thp_always_host_has_no_huge_pages
+    ${B}_auto_on_a_thp_always_host_keeps_64k_blocks_on_base_pages PROPERTIES RUN_SERIAL TRUE)
 endforeach()
 
 # a kernel without PR_THP_DISABLE_EXCEPT_ADVISED (< 6.18, simulated by a shim
@@ -39,7 +43,7 @@ foreach(B ${BACKENDS})
   endif()
   set(T ${B}_auto_on_a_thp_always_host_before_linux_6_18_keeps_what_it_can_off_thp)
   add_test(NAME ${T} COMMAND ${THP_ALWAYS} $<TARGET_FILE:test_thp_always> ${M})
-  set_tests_properties(${T} PROPERTIES RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77
+  set_tests_properties(${T} PROPERTIES RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=auto;LD_PRELOAD=$<TARGET_FILE:thp_no_except_advised>")
 endforeach()
 
@@ -50,12 +54,12 @@ endforeach()
 foreach(M auto off)
   set(T jemalloc_user_thp_always_wins_on_a_thp_always_host_under_${M})
   add_test(NAME ${T} COMMAND ${THP_ALWAYS} $<TARGET_FILE:test_thp_always> thp)
-  set_tests_properties(${T} PROPERTIES RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77
+  set_tests_properties(${T} PROPERTIES RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
     ENVIRONMENT "HUGEPOLICY_BACKEND=jemalloc;HUGEPOLICY_PAGES=${M};MALLOC_CONF=thp:always")
 endforeach()
 set(T mimalloc_user_large_os_pages_wins_on_a_thp_always_host_under_off)
 add_test(NAME ${T} COMMAND ${THP_ALWAYS} $<TARGET_FILE:test_thp_always> thp)
-set_tests_properties(${T} PROPERTIES RESOURCE_LOCK "thp_enabled;hugetlb_pool" SKIP_RETURN_CODE 77
+set_tests_properties(${T} PROPERTIES RESOURCE_LOCK "thp_enabled;hugetlb_pool" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
   ENVIRONMENT "HUGEPOLICY_BACKEND=mimalloc;HUGEPOLICY_PAGES=off;MIMALLOC_LARGE_OS_PAGES=1")
 
 # huge-page advice does not outlive its block (issue 8 item 4): small blocks
