@@ -8,6 +8,10 @@
  *   pages too (jemalloc, mimalloc: the wrapper advises before the copy);
  * - calloc: a 64 MiB calloc gets huge pages (mimalloc's calloc zeroes, so
  *   the wrapper advises first);
+ * - alignment (glibc, mimalloc): a 4 MiB malloc, and a 6 MiB memalign(64),
+ *   start on a 2 MiB boundary and, filled, are huge pages whole (unaligned,
+ *   a 4 MiB block had one whole 2 MiB page inside it; jemalloc's blocks are
+ *   not aligned: thp_large.c says why);
  * - reuse: after big blocks are freed, 32 MiB of 64 KiB blocks stay on base
  *   pages (jemalloc: oversize arena; glibc: unmapped).  Not for mimalloc 2.0,
  *   whose segments reuse freed big-block space for small pages. */
@@ -15,6 +19,7 @@
 #include "check.h"
 
 #include <hugepolicy.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -50,13 +55,31 @@ int main(int argc, char **argv)
 	const char *backend = argc > 1 ? argv[1] : "system";
 	int is_system = strcmp(backend, "system") == 0, is_mimalloc = strcmp(backend, "mimalloc") == 0;
 
+	/* alignment */
+	/* first, on fresh memory (mimalloc reuses a freed block's huge pages) */
+	uint64_t before = anon_huge();
+	unsigned char *four = malloc(4 * MIB), *six = memalign(64, 6 * MIB);
+	CHECK(four != NULL && six != NULL);
+	if (four && six && strcmp(backend, "jemalloc") != 0) {
+		memset(four, 0x66, 4 * MIB);
+		memset(six, 0x77, 6 * MIB);
+		uint64_t after = anon_huge();
+		printf("4 MiB malloc at %p, 6 MiB memalign(64) at %p: AnonHugePages %+lld kB\n", (void *)four,
+		       (void *)six, ((long long)after - (long long)before) / 1024);
+		CHECK_MSG(((uintptr_t)four & (2 * MIB - 1)) == 0 && ((uintptr_t)six & (2 * MIB - 1)) == 0,
+			  "a big block does not start on a 2 MiB boundary");
+		CHECK_MSG(after >= before + 10ull * MIB, "the two blocks are not huge pages whole");
+	}
+	free(four);
+	free(six);
+
 	/* one VMA, and realloc keeps the data */
 	unsigned char *p = malloc(8 * MIB);
 	CHECK(p != NULL);
 	memset(p, 0x11, 8 * MIB);
 	if (is_system)
 		CHECK(one_vma(p, 8 * MIB));
-	uint64_t before = anon_huge();
+	before = anon_huge();
 	p = realloc(p, 64 * MIB);
 	CHECK(p != NULL);
 	if (!p)
