@@ -34,6 +34,18 @@ static size_t tlb_min;                   /* pages=hugetlb: blocks from the pool 
 static size_t tlb_page, tlb_big;         /* ... from pools of these page sizes (0: none) */
 static int large_scope;                  /* THP on blocks >= threshold only */
 static size_t large_threshold;
+
+/* jemalloc's oversize_threshold for a threshold: at most jemalloc's own 8 MiB,
+ * so that freed blocks from there go back at once as in native jemalloc
+ * whatever the threshold (at 64M or 1T the blocks between went to the
+ * ordinary arenas, kept 10 s: 160-400 MiB resident after 10 x 40 MiB were
+ * freed, 3 MiB native); at least its smallest large class, below which it
+ * turns the oversize arena off (and every block went to those arenas). */
+static size_t oversize_for(uint64_t threshold)
+{
+	const size_t least = 16u << 10, most = 8u * HP_MIB;
+	return threshold < least ? least : threshold > most ? most : (size_t)threshold;
+}
 static char conf[128];
 
 /* jemalloc(3) xallocx: resize in place, returning the real size. */
@@ -69,8 +81,8 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 		/* THP on blocks >= threshold only: they go to jemalloc's oversize
 		 * arena (oversize_threshold), whose memory is never reused for
 		 * small blocks, so the advice stays on big blocks */
-		snprintf(conf, sizeof conf, "thp:%s,metadata_thp:auto,oversize_threshold:%llu" TRUST,
-			 small, (unsigned long long)plan->threshold);
+		snprintf(conf, sizeof conf, "thp:%s,metadata_thp:auto,oversize_threshold:%zu" TRUST,
+			 small, oversize_for(plan->threshold));
 		hpje_malloc_conf = conf;
 	} else {
 		hpje_malloc_conf = all ? "thp:always,metadata_thp:auto" TRUST : "thp:never,metadata_thp:disabled" TRUST;
@@ -105,7 +117,10 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 		large_scope = 1;
 		large_threshold = (size_t)plan->threshold;
 		hp_thp_large_init(&hp_jemalloc_ops, &je_auto_traits, large_threshold, plan->verbose, &large_ops);
-		hp_jemalloc_huge_arena_keep(large_threshold);
+		/* kept runs are counted by the frees thp_large.c sees: only if
+		 * every block of that arena is a big one */
+		if (oversize_for(plan->threshold) == large_threshold)
+			hp_jemalloc_huge_arena_keep(large_threshold);
 		*ops = &large_ops;
 	} else {
 		hp_promote_init(plan);  /* the effective mode has no promotion */

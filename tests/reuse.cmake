@@ -5,3 +5,14 @@ add_test(NAME jemalloc_auto_reuses_a_freed_big_block_and_gives_back_a_128mib_one
 # ... and freed blocks leave within jemalloc's decay time of big-block activity (up to 15 s)
 set_tests_properties(jemalloc_auto_reuses_a_freed_big_block_and_gives_back_a_128mib_one PROPERTIES
   ENVIRONMENT "HUGEPOLICY_BACKEND=jemalloc;HUGEPOLICY_PAGES=auto")
+# ... and gives back big blocks freed by another thread whatever the
+# threshold (jemalloc's oversize_threshold is kept within 16 KiB .. 8 MiB)
+foreach(TH default 4096 64M 1T)
+  set(T jemalloc_auto_threshold_${TH}_gives_back_big_blocks_freed_by_another_thread)
+  set(E "HUGEPOLICY_BACKEND=jemalloc;HUGEPOLICY_PAGES=auto")
+  if(NOT TH STREQUAL "default")
+    set(E "${E};HUGEPOLICY_THRESHOLD=${TH}")
+  endif()
+  add_test(NAME ${T} COMMAND test_big_block_reuse giveback)
+  set_tests_properties(${T} PROPERTIES ENVIRONMENT "${E}")
+endforeach()

@@ -1,7 +1,12 @@
 /* test_big_block_reuse.c - under jemalloc auto a freed big block is kept
  * for the next one (jemalloc_huge_arena.c), a freed run of 32 MiB or
  * more still goes back to the kernel at once, and at most 32 MiB is kept.
- * usage: test_big_block_reuse   (HUGEPOLICY_BACKEND=jemalloc, PAGES=auto)
+ * usage: test_big_block_reuse [giveback]   (HUGEPOLICY_BACKEND=jemalloc, PAGES=auto)
+ *
+ * giveback (any HUGEPOLICY_THRESHOLD): 10 blocks of 40 MiB filled by one
+ * thread and freed by another leave Rss at most 40 MiB above where it was
+ * (32 MiB kept at most; at a threshold of 64M, 1T or 4096 the blocks went to
+ * arenas that kept them all: 160-400 MiB);
  *
  * - reuse: malloc+memset+free of 16 MiB, then the same again: the second
  *   round takes no page fault of its own (jemalloc's default purged the block at free,
@@ -23,6 +28,8 @@
 #include "check.h"
 
 #include <hugepolicy.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -64,8 +71,41 @@ static long round_faults(size_t n)
 	return minflt() - before;
 }
 
-int main(void)
+static void *forty[10];
+
+static void *fill_forty(void *arg)
 {
+	for (int i = 0; i < 10; i++) {
+		forty[i] = malloc(40 * MIB);
+		CHECK(forty[i] != NULL);
+		if (forty[i])
+			memset(forty[i], i + 1, 40 * MIB);
+		__asm__ volatile("" : : "r"(forty[i]) : "memory");
+	}
+	return arg;
+}
+
+static int giveback(void)
+{
+	long long before = rss_kb();
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, fill_forty, NULL) == 0 && pthread_join(t, NULL) == 0);
+	long long full = rss_kb();
+	for (int i = 0; i < 10; i++)
+		free(forty[i]);
+	long long after = rss_kb();
+	const char *th = getenv("HUGEPOLICY_THRESHOLD");
+	printf("threshold %s: Rss %lld kB, %lld kB with 10 x 40 MiB, %lld kB after another thread freed them\n",
+	       th ? th : "(default)", before, full, after);
+	CHECK(full >= before + 390 * 1024);
+	CHECK_MSG(after <= before + 40 * 1024, "%lld kB of the freed blocks stayed resident", after - before);
+	return check_result("test_big_block_reuse giveback");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "giveback") == 0)
+		return giveback();
 	long first = round_faults(16 * MIB);
 	long second = round_faults(16 * MIB);
 	long third = round_faults(16 * MIB);
