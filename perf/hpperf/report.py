@@ -11,8 +11,8 @@ RUN_FIELDS = ["workload", "round", "config", "backend", "mode", "ok", "exit_code
               "others_cpus", "steal_cpus", "load1", "settle_s", "free_2m_blocks"]
 
 # second-table rows: (label suffix, run field, format)
-RESOURCE_ROWS = [("peak huge MiB", "peak_huge_mib", "%.0f"),
-                 ("peak RSS MiB", "maxrss_mib", "%.0f"),
+RESOURCE_ROWS = [("peak huge MiB (THP + hugetlb)", "peak_huge_mib", "%.0f"),
+                 ("peak RSS MiB (no hugetlb; floor ~16: the runner's)", "maxrss_mib", "%.0f"),
                  ("peak RSS+hugetlb MiB", "peak_mem_mib", "%.0f"),
                  ("minor faults", "minflt", "%.0f"),
                  ("sys s", "sys_s", "%.2f")]
