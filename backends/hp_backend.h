@@ -97,9 +97,10 @@ struct hp_thp_large_traits {
 	int (*grow_in_place)(void *p, size_t n);   /* 1: p now holds n bytes; NULL: none */
 	void (*after_big)(size_t n); /* after each advised big block of n bytes, before the caller
 				      * touches it (jemalloc: its decay runs) */
-	int align_big;               /* big blocks start on a 2 MiB boundary (glibc: mmapped
-				      * chunks, mimalloc: huge segments; not jemalloc, whose
-				      * arena then keeps freed runs it cannot reuse aligned) */
+	int align_big;               /* big blocks start on a 2 MiB boundary (mimalloc; not
+				      * jemalloc, whose arena then keeps freed runs it cannot
+				      * reuse aligned, nor glibc, whose chunk layout programs
+				      * rely on: glibc's tst-free-errno) */
 	void (*freed_big)(size_t n); /* a big block of n usable bytes was freed, or moved by
 				      * realloc (jemalloc: counts the runs it keeps); NULL: none */
 };

@@ -65,7 +65,7 @@ static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	fallback_thp = plan->thp_available;
 	*ops = libc;
 	/* pages=thp's wrappers; their advise is also hugetlb's THP fallback */
-	static const struct hp_thp_large_traits glibc_traits = { .realloc_keeps_advice = 1, .align_big = 1 };
+	static const struct hp_thp_large_traits glibc_traits = { .realloc_keeps_advice = 1 };
 	hp_thp_large_init(&libc, &glibc_traits, threshold, verbose, &thp_ops);
 	if (mode == HP_PAGES_THP) {
 		*ops = thp_ops;

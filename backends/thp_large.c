@@ -73,10 +73,12 @@ void *hp_thp_large_advise(void *p, size_t n)
  * partial pages at both ends stay on base pages (a 4 MiB block got one huge
  * page, not two; deform's 50 MB frames took 560 base-page faults each under
  * mimalloc auto, 40 with the alignment).  The cost is address space only:
- * the backend's padding before the block is not touched (glibc's heap frees
- * it to its bins).  Not under jemalloc (traits.align_big 0): its oversize
- * arena could not reuse the freed runs for aligned blocks, and kept them,
- * Rss growing 8 MiB per fault-injection cycle. */
+ * the backend's padding before the block is not touched.  mimalloc only
+ * (traits.align_big): jemalloc's oversize arena could not reuse the freed
+ * runs for aligned blocks, and kept them (Rss +8 MiB per fault-injection
+ * cycle); glibc's aligned mmapped chunk has its header in the page before
+ * the block, and glibc's own tst-free-errno, which remaps the block's
+ * pages by its layout, then aborts in free. */
 static size_t big_align(size_t a, size_t n)
 {
 	return traits.align_big && n >= HP_HUGE_2M && a < HP_HUGE_2M ? HP_HUGE_2M : a;

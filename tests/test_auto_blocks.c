@@ -8,10 +8,10 @@
  *   pages too (jemalloc, mimalloc: the wrapper advises before the copy);
  * - calloc: a 64 MiB calloc gets huge pages (mimalloc's calloc zeroes, so
  *   the wrapper advises first);
- * - alignment (glibc, mimalloc): a 4 MiB malloc, and a 6 MiB memalign(64),
- *   start on a 2 MiB boundary and, filled, are huge pages whole (unaligned,
- *   a 4 MiB block had one whole 2 MiB page inside it; jemalloc's blocks are
- *   not aligned: thp_large.c says why);
+ * - alignment (mimalloc): a 4 MiB malloc, and a 6 MiB memalign(64), start
+ *   on a 2 MiB boundary and, filled, are huge pages whole (unaligned, a
+ *   4 MiB block had one whole 2 MiB page inside it; jemalloc's and glibc's
+ *   blocks are not aligned: thp_large.c says why);
  * - reuse: after big blocks are freed, 32 MiB of 64 KiB blocks stay on base
  *   pages (jemalloc: oversize arena; glibc: unmapped).  Not for mimalloc 2.0,
  *   whose segments reuse freed big-block space for small pages. */
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	uint64_t before = anon_huge();
 	unsigned char *four = malloc(4 * MIB), *six = memalign(64, 6 * MIB);
 	CHECK(four != NULL && six != NULL);
-	if (four && six && strcmp(backend, "jemalloc") != 0) {
+	if (four && six && is_mimalloc) {
 		memset(four, 0x66, 4 * MIB);
 		memset(six, 0x77, 6 * MIB);
 		uint64_t after = anon_huge();
