@@ -106,10 +106,13 @@ static size_t kept[KEPT_MAX], kept_sum;
 static unsigned n_kept;
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void purge(void)
+/* under kept_lock: the kept runs go back to the kernel now */
+static void give_back_locked(void)
 {
 	if (purge_miblen)
 		hpje_mallctlbymib(purge_mib, purge_miblen, NULL, NULL, NULL, 0);
+	n_kept = 0;
+	kept_sum = 0;
 }
 
 /* a fork while another thread held the lock: the child's copy is free */
@@ -124,11 +127,8 @@ void hp_jemalloc_huge_arena_freed(size_t n)
 	if (!huge_ind || n >= KEEP_MAX)
 		return;                 /* not kept: given back at once */
 	pthread_mutex_lock(&kept_lock);
-	if (kept_sum + n > KEEP_MAX || n_kept == KEPT_MAX) {
-		purge();                /* the ones kept so far go back */
-		n_kept = 0;
-		kept_sum = 0;
-	}
+	if (kept_sum + n > KEEP_MAX || n_kept == KEPT_MAX)
+		give_back_locked();     /* the ones kept so far */
 	kept[n_kept++] = n;
 	kept_sum += n;
 	pthread_mutex_unlock(&kept_lock);
@@ -147,9 +147,7 @@ static int served_from_kept(size_t n)
 		kept_sum -= kept[best];
 		kept[best] = kept[--n_kept];
 	} else {
-		purge();
-		n_kept = 0;
-		kept_sum = 0;
+		give_back_locked();
 	}
 	pthread_mutex_unlock(&kept_lock);
 	return fit;

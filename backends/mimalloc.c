@@ -227,9 +227,11 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	int large_scope = decide_large(plan, h);
 	if (hidden)
 		hp_mimalloc_reserve_replay(h, &(struct hp_buf){ user_reserve_note, sizeof user_reserve_note, 0 });
+	/* mi_calloc zeroes every block, fresh from the kernel or not: advised
+	 * first; freed big blocks' pages go to small ones: advice withdrawn */
+	static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1, .withdraw_on_free = 1,
+							       .align_big = 1 };
 	if (plan->pages == HP_PAGES_HUGETLB && !pool_allowed) {
-		/* mi_calloc zeroes every block: advised first where THP is on */
-		static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1, .withdraw_on_free = 1, .align_big = 1 };
 		const struct hp_alloc_ops *under = &mi_ops;
 		if (plan->thp_available) {
 			hp_thp_large_init(&mi_ops, &mi_traits, (size_t)plan->hugetlb_min, plan->verbose, &large_ops);
@@ -242,8 +244,6 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	} else if (large_scope) {
 		large_threshold = (size_t)plan->threshold;
 		hp_promote_init(plan);          /* its segments come through mimalloc_os.c */
-		/* mi_calloc zeroes every block, fresh from the kernel or not */
-		static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1, .withdraw_on_free = 1, .align_big = 1 };
 		hp_thp_large_init(&mi_ops, &mi_traits, large_threshold, plan->verbose, &large_ops);
 		*out = &large_ops;
 	}

@@ -154,15 +154,11 @@ static void *large_realloc(void *p, size_t n)
 	}
 	if (traits.freed_big && hp_advised_set_maybe(p) && hp_advised_set_forget(p)) {
 		size_t had = inner.usable_size(p);
-		void *q = realloc_advised(p, n);
+		void *q = realloc_advised(p, n);        /* tracks q again if it is big */
 		if (!q)
 			remember(p);            /* failed: p stays, tracked as before */
 		else if (q != p)
 			traits.freed_big(had);  /* moved: the old block was freed */
-		else if (n < threshold)
-			;                       /* shrunk in place below the threshold: untracked */
-		else
-			remember(p);
 		return q;
 	}
 	return realloc_advised(p, n);

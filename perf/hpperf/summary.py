@@ -75,7 +75,8 @@ def goals_table(runs, workloads, configs):
         return ""
     glibc = "system/auto" in configs and "native-glibc/thp" in configs
     head = ["workload (main metric)"] + ["%s/auto vs best static <= 1.03" % b for b in autos]
-    mem = "peak RSS+hugetlb" if targets.mem_key(runs) == "peak_mem_mib" else "peak RSS"
+    mem_key = targets.mem_key(runs)
+    mem = "peak RSS+hugetlb" if mem_key == "peak_mem_mib" else "peak RSS"
     head += ["%s/auto %s vs %s/off <= %.2f" % (b, mem, b, targets.RSS_MORE) for b in autos if b + "/off" in configs]
     if glibc:
         head.append("system/auto vs glibc hugetlb=1 <= 1.00")
@@ -90,7 +91,7 @@ def goals_table(runs, workloads, configs):
                        if best else "–")
         for b in autos:
             if b + "/off" in configs:
-                row.append(_ci(runs, w.name, b + "/auto", b + "/off", targets.mem_key(runs), targets.RSS_MORE))
+                row.append(_ci(runs, w.name, b + "/auto", b + "/off", mem_key, targets.RSS_MORE))
         if glibc:
             row.append(_ci(runs, w.name, "system/auto", "native-glibc/thp", key, targets.GLIBC_PEER)
                        if "native-glibc/thp" in ran else "n/a (%s)" % w.name)

@@ -182,16 +182,16 @@ def table(runs, workloads, configs, baseline):
         # choice of allocator
         own = c[:-len("auto")] + "off"
         own = own if own in configs and own != baseline else None
-        slow, fat = [], []
+        slow, fat, mem = [], [], mem_key(runs)
         for w in workloads:
             wm = worst_metric(runs, w, c, baseline)
             if wm and wm[0] > SLOWER:
                 ref = report.paired_ratio(runs, w.name, own, baseline, wm[1]) if own else None
                 slow.append("%s %.2f%s" % (metric_name(w, wm[1]), wm[0],
                                            " (%s %.2f)" % (own, ref) if ref else ""))
-            rss = report.paired_ratio(runs, w.name, c, baseline, mem_key(runs))
+            rss = report.paired_ratio(runs, w.name, c, baseline, mem)
             if rss and rss > RSS_MORE:
-                ref = report.paired_ratio(runs, w.name, own, baseline, mem_key(runs)) if own else None
+                ref = report.paired_ratio(runs, w.name, own, baseline, mem) if own else None
                 fat.append("%s %.2f%s" % (w.name, rss, " (%s %.2f)" % (own, ref) if ref else ""))
         lines.append("| %s never > %.0f %% slower (metrics >= %.0f ms) | %s: %s |" % (
             c, (SLOWER - 1) * 100, NOISE_FLOOR_S * 1000, _mark(not slow), "; ".join(slow) or "every workload within"))
