@@ -10,7 +10,10 @@
  *         PR_SET_THP_DISABLE);
  *   auto-glibc: (a kernel without PR_THP_DISABLE_EXCEPT_ADVISED) the 8 MiB
  *         block has huge pages and the report says glibc's heap stays on
- *         the kernel's THP, which hugepolicy cannot advise. */
+ *         the kernel's THP, which hugepolicy cannot advise;
+ *   huge: (mimalloc's own large_os_pages) the 8 MiB block is on hugetlb
+ *         pages when the pool has room, else on THP; either way the report's
+ *         process.hugetlb agrees with smaps. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "smaps_vma.h"
@@ -88,6 +91,13 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "auto") == 0) {
 		CHECK(small_huge == 0);
 		CHECK(big_huge >= 2048);
+	} else if (strcmp(mode, "huge") == 0) {
+		long page_kb = big ? smaps_vma_page_kb(big) : -1;
+		const char *h = strstr(report, "process.hugetlb ");
+		long long hugetlb = h ? atoll(h + 16) : -1;
+		printf("8 MiB block: KernelPageSize %ld kB, report's process.hugetlb %lld\n", page_kb, hugetlb);
+		CHECK(big_huge >= 2048 || page_kb >= 2048);
+		CHECK(page_kb >= 2048 ? hugetlb >= BIG : hugetlb == 0);
 	} else {
 		CHECK(big_huge >= 2048);
 	}
