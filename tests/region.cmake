@@ -33,11 +33,16 @@ add_test(NAME region_without_madvise_populate_write_refuses_hugetlb COMMAND ${RE
 set_tests_properties(region_without_madvise_populate_write_refuses_hugetlb PROPERTIES
   ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:faultinject>;FI_CALL=populate;FI_MODE=from;FI_ERRNO=EINVAL")
 add_test(NAME region_inherited_hugetlb_is_the_childs_own_after_fork COMMAND ${REGION_POOL} 4 ${REGION} fork_copy)
+# the same where the pool is large (a CI machine's persistent pool): a cgroup
+# limit of 4 pages is what the child's copy-on-write would run into
+add_test(NAME region_inherited_hugetlb_under_a_cgroup_limit_is_the_childs_own_after_fork
+  COMMAND ${REGION_POOL} 4 sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_cgroup.sh 8388608 ${REGION} fork_copy_cgroup)
 add_test(NAME region_calls_from_many_threads_are_safe COMMAND ${REGION_POOL} 16 ${REGION} threads)
 add_test(NAME region_with_thp_disabled_for_the_process_falls_back_to_base_pages COMMAND ${REGION} thp_off)
 set(REGION_TESTS
   region_with_thp_disabled_for_the_process_falls_back_to_base_pages
   region_without_madvise_populate_write_refuses_hugetlb region_inherited_hugetlb_is_the_childs_own_after_fork
+  region_inherited_hugetlb_under_a_cgroup_limit_is_the_childs_own_after_fork
   region_calls_from_many_threads_are_safe
   region_hugetlb_with_a_pool_gets_hugetlb_pages_by_smaps region_hugetlb_with_an_empty_pool_falls_back_to_thp
   region_strict_fails_with_errno region_under_a_cgroup_limit_of_zero_falls_back_without_sigbus

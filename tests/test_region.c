@@ -551,21 +551,17 @@ static void old_kernel(void)
 	hugepolicy_region_free(p);
 }
 
-/* region_inherited_hugetlb_is_the_childs_own_after_fork: the region takes
- * every page the pool has room for, a child writes all of it; without the
- * fork copy (HUGEPOLICY_FORK=inherit) its copy-on-write needs pool pages
- * that are not there, and it dies of SIGBUS */
-static void fork_copy(void)
+/* A hugetlb region of `pages` pages, written by a forked child: without the
+ * fork copy (HUGEPOLICY_FORK=inherit) the child's copy-on-write needs a page
+ * that the pool or a cgroup limit does not give, and it dies of SIGBUS */
+static void fork_copy_of(uint64_t pages)
 {
-	uint64_t room = headroom();
-	if (room == 0 || room > 64)
-		SKIP("the pool has %llu pages of room: cannot fill it exactly here", (unsigned long long)room);
-	size_t n = (size_t)room * 2 * MiB;
+	size_t n = (size_t)pages * 2 * MiB;
 	unsigned char *p = region(n, HUGEPOLICY_REGION_HUGETLB, HUGEPOLICY_REGION_STRICT, 1);
 	if (!p)
 		SKIP("the pool's room went away meanwhile (errno %d)", errno);
 	fill(p, n, 8);
-	CHECK(matches(p, "hugetlb, the whole room").hugetlb_bytes == n);
+	CHECK(matches(p, "hugetlb, all the room there is").hugetlb_bytes == n);
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -579,6 +575,27 @@ static void fork_copy(void)
 		  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 	CHECK(intact(p, n, 8));         /* the parent's data is its own */
 	hugepolicy_region_free(p);
+}
+
+/* region_inherited_hugetlb_is_the_childs_own_after_fork: the region takes
+ * every page the pool has room for (a pool of at most 64 free pages) */
+static void fork_copy(void)
+{
+	uint64_t room = headroom();
+	if (room == 0 || room > 64)
+		SKIP("the pool has %llu pages of room: cannot fill it exactly here", (unsigned long long)room);
+	fork_copy_of(room);
+}
+
+/* region_inherited_hugetlb_under_a_cgroup_limit_is_the_childs_own_after_fork:
+ * the cgroup's parent allows 4 pages (hugetlb_cgroup.sh 8 MiB), the region
+ * takes all 4 whatever the pool holds; the child's copy is refused by the
+ * cgroup, not by the pool */
+static void fork_copy_cgroup(void)
+{
+	if (headroom() < 4)
+		SKIP("the pool has %llu pages of room, 4 needed (drained meanwhile)", (unsigned long long)headroom());
+	fork_copy_of(4);
 }
 
 /* region_calls_from_many_threads_are_safe: 4 threads allocate, write,
@@ -655,7 +672,8 @@ int main(int argc, char **argv)
 		{ "cgroup_zero", cgroup_zero }, { "populate", populate }, { "resize", resize },
 		{ "fork", forks }, { "interleave", interleave }, { "info_smaps", info_smaps },
 		{ "no_backend", no_backend }, { "verbose", verbose }, { "old_kernel", old_kernel },
-		{ "fork_copy", fork_copy }, { "threads", threads }, { "thp_off", thp_off },
+		{ "fork_copy", fork_copy }, { "fork_copy_cgroup", fork_copy_cgroup },
+		{ "threads", threads }, { "thp_off", thp_off },
 	};
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof modes[0]; i++)
