@@ -13,9 +13,10 @@
  * is advised once promoted, or the range would lose its advice.  The heap
  * is sampled when what it mapped has grown by an eighth (at least 8 MiB)
  * since the last sample, so a heap of any size is sampled a few dozen
- * times at most: resident is the process's anonymous resident memory from
- * /proc/self/statm, bounded by what the allocator mapped (memory other
- * code mapped does not make the allocator's heap large).  Memory mapped
+ * times at most: resident is what mincore() finds resident in the
+ * allocator's own mappings of at least 2 MiB (the ones remembered below),
+ * so memory other code mapped - a JIT, pymalloc's arenas, Embree's blocks,
+ * the program's own mmap - makes the heap neither large nor dense.  Memory mapped
  * before the promotion keeps its pages (khugepaged may collapse it later
  * only where advised).  Lock-free; a sample races no one but the other
  * samplers, and one CAS picks who samples.
@@ -26,7 +27,6 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +76,15 @@ static void advise_earlier(void)
 	}
 }
 
+static _Atomic long long sample_us;     /* what the last sample cost */
+
+static long long now_us(int coarse)
+{
+	struct timespec ts;
+	clock_gettime(coarse ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static char plan_reason[224];
 static int verbose;
 
@@ -91,16 +100,27 @@ int hp_promote_active(void)
 	return atomic_load_explicit(&promoted, memory_order_relaxed);
 }
 
-/* the process's anonymous resident bytes: statm's resident - shared */
-static uint64_t anon_resident(void)
+/* resident bytes of the remembered mappings, by mincore() in steps of
+ * 16 MiB (a vector on the stack: two samplers may run at once); a range
+ * that is gone meanwhile (ENOMEM) counts nothing */
+static uint64_t heap_resident(void)
 {
-	char buf[128];
-	if (hp_read_small("/proc/self/statm", buf, sizeof buf) <= 0)
-		return 0;
-	char *q = buf;
-	unsigned long long size = strtoull(q, &q, 10), res = strtoull(q, &q, 10), shared = strtoull(q, &q, 10);
-	(void)size;
-	return res > shared ? (uint64_t)(res - shared) * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+	unsigned char vec[4096];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), step = sizeof vec * page;
+	unsigned n = atomic_load(&n_ranges);
+	uint64_t bytes = 0;
+	for (unsigned i = 0; i < n && i < RANGES; i++) {
+		uintptr_t r = atomic_load(&range_at[i]);
+		size_t len = atomic_load(&range_len[i]);
+		for (size_t off = 0; r && off < len; off += step) {
+			size_t chunk = len - off < step ? len - off : step, pages = (chunk + page - 1) / page;
+			if (mincore((void *)(r + off), chunk, vec) != 0)
+				continue;
+			for (size_t k = 0; k < pages; k++)
+				bytes += vec[k] & 1;
+		}
+	}
+	return bytes * page;
 }
 
 static void sample(size_t now, int force)
@@ -110,7 +130,9 @@ static void sample(size_t now, int force)
 	if ((now < due && !force) || !atomic_compare_exchange_strong(&next_sample, &due, now + step))
 		return;
 	int saved = errno;
-	uint64_t r = anon_resident();
+	long long t0 = now_us(0);
+	uint64_t r = heap_resident();
+	atomic_store(&sample_us, now_us(0) - t0);
 	errno = saved;
 	if (r > now)
 		r = now;
@@ -154,16 +176,18 @@ int hp_promote_mapped(void *p, size_t len, int fixed)
 }
 
 /* a big block was allocated: the heap fills what it mapped earlier, which
- * no mapping would show - sampled at most every 20 ms */
+ * no mapping would show - sampled at most every 20 ms, and at most every
+ * 100 times what the last sample cost (mincore over a GiB is ~1 ms here),
+ * so that sampling a heap that stays sparse takes at most 1 % of the time */
 void hp_promote_poll(void)
 {
-	static _Atomic long long last_ms;
-	struct timespec ts;
+	static _Atomic long long last_us;
 	if (!min_resident || atomic_load_explicit(&promoted, memory_order_relaxed))
 		return;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	long long ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, was = atomic_load(&last_ms);
-	if (ms - was < 20 || !atomic_compare_exchange_strong(&last_ms, &was, ms))
+	long long us = now_us(1), was = atomic_load(&last_us), gap = 100 * atomic_load(&sample_us);
+	if (gap < 20000)
+		gap = 20000;
+	if (us - was < gap || !atomic_compare_exchange_strong(&last_us, &was, us))
 		return;
 	sample(atomic_load(&mapped), 1);
 }
@@ -192,7 +216,15 @@ void hp_promote_describe(struct hp_buf *b)
 		hp_buf_printf(b, "; heap %s, %zu B since", why, atomic_load(&advised));
 	} else if (atomic_load(&samples)) {
 		hp_promote_decide(min_resident, atomic_load(&last_resident), atomic_load(&last_mapped), why, sizeof why);
-		hp_buf_printf(b, "; heap not promoted (last of %zu samples: %s)", atomic_load(&samples), why);
+		/* the verdict is the last sample's (the heap is sampled as it
+		 * grows); what it holds now, so that a heap filled later is not
+		 * described by its sparse past */
+		int saved = errno;
+		uint64_t now_r = heap_resident(), now_m = atomic_load(&mapped);
+		errno = saved;
+		hp_buf_printf(b, "; heap not promoted (last of %zu samples: %s; now %llu MiB resident of %llu MiB mapped)",
+			      atomic_load(&samples), why, (unsigned long long)(now_r >> 20),
+			      (unsigned long long)(now_m >> 20));
 	} else {
 		hp_buf_printf(b, "; heap not promoted (not sampled: nothing mapped)");
 	}

@@ -15,9 +15,9 @@
  *   SPARSE   resident < 50 % of what it mapped        THP would fault in what it never touches
  *   NOW      otherwise                                large and dense: new memory on THP
  *
- * resident is the process's anonymous resident memory (/proc/self/statm,
- * the kernel's count), mapped what the allocator has mapped through
- * hugepolicy's hooks.  Once NOW, it stays (a heap that shrinks again keeps
+ * resident is what the kernel finds resident (mincore) in the allocator's
+ * own mappings, mapped what the allocator has mapped through hugepolicy's
+ * hooks: memory other code maps counts in neither.  Once NOW, it stays (a heap that shrinks again keeps
  * its advice: the allocator's purging splits what it gives back).  Pure:
  * backends/heap_promote.c samples and acts.
  */
@@ -42,7 +42,7 @@ static int always(uint64_t min, uint64_t r, uint64_t m) { (void)min; (void)r; (v
 
 static const struct row rules[] = {
 	{ HP_PROMOTE_NEVER, never, "not promoted: off" },
-	{ HP_PROMOTE_SMALL, small, "heap small: %llu MiB resident of %llu MiB mapped, below %llu MiB (%u %%)" },
+	{ HP_PROMOTE_SMALL, small, "heap small: %llu MiB resident of %llu MiB mapped (%u %%), below %llu MiB" },
 	{ HP_PROMOTE_SPARSE, sparse, "heap sparse: %llu MiB resident of %llu MiB mapped (%u %%, below 50 %%)" },
 	{ HP_PROMOTE_NOW, always, "promoted at %llu MiB resident of %llu MiB mapped (%u %%): the allocator's "
 	  "new memory advised MADV_HUGEPAGE" },
@@ -57,7 +57,7 @@ int hp_promote_decide(uint64_t min, uint64_t resident, uint64_t mapped, char *wh
 			continue;
 		if (why && cap) {
 			switch (rules[i].verdict) {
-			case HP_PROMOTE_SMALL: snprintf(why, cap, rules[i].fmt, r, m, lo, pct); break;
+			case HP_PROMOTE_SMALL: snprintf(why, cap, rules[i].fmt, r, m, pct, lo); break;
 			case HP_PROMOTE_NEVER: snprintf(why, cap, "%s", rules[i].fmt); break;
 			default: snprintf(why, cap, rules[i].fmt, r, m, pct); break;
 			}

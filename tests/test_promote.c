@@ -1,6 +1,6 @@
 /* test_promote.c - auto's whole-heap THP once the heap is large and dense
  * (policy/promote.c, backends/heap_promote.c), read back from the kernel.
- * usage: test_promote dense|off|small|sparse
+ * usage: test_promote dense|off|small|sparse|ownmap
  *   (HUGEPOLICY_BACKEND=jemalloc|mimalloc, HUGEPOLICY_PAGES=auto; THP
  *   enabled madvise or always, else exit 77)
  *
@@ -13,7 +13,13 @@
  * - small: 48 MiB of them: not promoted ("heap small"), no "hg";
  * - sparse: 1 GiB of 64 KiB blocks with one 16 KiB of each written
  *   (256 MiB resident, 25 %): not promoted ("heap sparse"), no "hg", and
- *   Rss stays below 400 MiB (THP would fault in the whole GiB). */
+ *   Rss stays below 400 MiB (THP would fault in the whole GiB);
+ * - ownmap: the program first maps and fills 512 MiB itself (mmap, not
+ *   malloc: a JIT's or an interpreter's arenas), then the sparse heap: the
+ *   heap is still sparse ("heap sparse", no "hg"), since the program's own
+ *   memory is not the allocator's (counted as the process's anonymous
+ *   resident memory, the heap looked 75 % dense and was promoted), and the
+ *   report's "now" says at most 400 MiB of the heap is resident. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "smaps_vma.h"
@@ -22,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define KIB 1024u
 #define MIB (1024u * 1024u)
@@ -93,8 +100,16 @@ int main(int argc, char **argv)
 		printf("SKIP: THP is not enabled (madvise or always)\n");
 		return 77;
 	}
-	size_t n = strcmp(mode, "small") == 0 ? 48 * 16 : strcmp(mode, "sparse") == 0 ? 1024 * 16 : 256 * 16;
-	size_t touch = strcmp(mode, "sparse") == 0 ? 16 * KIB : 64 * KIB;
+	int own = strcmp(mode, "ownmap") == 0, sparse = own || strcmp(mode, "sparse") == 0;
+	if (own) {
+		size_t len = 512 * (size_t)MIB;
+		unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(m != MAP_FAILED);
+		if (m != MAP_FAILED)
+			memset(m, 1, len);      /* kept to the end: the process's, not the heap's */
+	}
+	size_t n = strcmp(mode, "small") == 0 ? 48 * 16 : sparse ? 1024 * 16 : 256 * 16;
+	size_t touch = sparse ? 16 * KIB : 64 * KIB;
 	unsigned char **keep = calloc(n, sizeof *keep);
 	CHECK(keep != NULL);
 	if (!keep)
@@ -122,9 +137,16 @@ int main(int argc, char **argv)
 			CHECK_MSG(huge < 16 * 1024, "%lld kB AnonHugePages with promotion off", huge);
 		} else if (strcmp(mode, "small") == 0) {
 			CHECK_MSG(strstr(rep, "heap small") != NULL, "the report does not say the heap is small");
-		} else {
+		} else if (!own) {
 			CHECK_MSG(strstr(rep, "heap sparse") != NULL, "the report does not say the heap is sparse");
 			CHECK_MSG(rss < 400 * 1024, "Rss %lld kB for 256 MiB written", rss);
+		} else {
+			unsigned long long now_mib = ~0ull;
+			const char *now = strstr(rep, "; now ");
+			CHECK_MSG(strstr(rep, "heap sparse") != NULL, "the report does not say the heap is sparse");
+			CHECK_MSG(now && sscanf(now, "; now %llu MiB resident", &now_mib) == 1 && now_mib < 400,
+				  "the report's heap now: %.60s", now ? now : "none");
+			CHECK_MSG(rss < (512 + 400) * 1024, "Rss %lld kB for 512 + 256 MiB written", rss);
 		}
 	}
 	for (size_t i = 0; i < n; i++)

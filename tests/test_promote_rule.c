@@ -42,7 +42,7 @@ static void plan(int backend, int pages, uint64_t promote, int thp_enabled, uint
 int main(void)
 {
 	row(0, 512 * MIB, 512 * MIB, HP_PROMOTE_NEVER, "off");
-	row(128 * MIB, 100 * MIB, 120 * MIB, HP_PROMOTE_SMALL, "100 MiB resident of 120 MiB mapped, below 128 MiB");
+	row(128 * MIB, 100 * MIB, 120 * MIB, HP_PROMOTE_SMALL, "100 MiB resident of 120 MiB mapped (83 %), below 128 MiB");
 	row(128 * MIB, 128 * MIB - 1, 128 * MIB, HP_PROMOTE_SMALL, "heap small");
 	row(128 * MIB, 200 * MIB, 401 * MIB, HP_PROMOTE_SPARSE, "200 MiB resident of 401 MiB mapped");
 	row(128 * MIB, 200 * MIB, 400 * MIB, HP_PROMOTE_NOW, "promoted at 200 MiB resident of 400 MiB mapped (50 %)");
