@@ -246,7 +246,8 @@ static void child(void)
 		uint64_t shared = copy ? 0 : hp_tlb_pool_bytes();
 		if (shared)
 			hp_say("fork: this child shares %llu bytes of hugetlb memory with its parent copy-on-write "
-			       "(HUGEPOLICY_FORK=inherit): a write there when the pool has no free page kills it",
+			       "(HUGEPOLICY_FORK=inherit): a write there that the pool or a cgroup hugetlb limit "
+			       "cannot give a page kills it",
 			       (unsigned long long)shared);
 		struct rehome r = { 0, 0, 0 };
 		if (lv == 0 && nstaged) {

@@ -41,7 +41,9 @@ const char hp_usage_run[] =
 	"  --inherit          every descendant of CMD reports, not only CMD\n"
 	"  --dry-run          print what run would do, exit 0, run nothing: each\n"
 	"                     variable it sets as NAME=value, one per line (LD_PRELOAD\n"
-	"                     included), then the command line, shell-quoted\n"
+	"                     included), then the command line, shell-quoted; a\n"
+	"                     replay reports from every process, as --inherit\n"
+	"                     (HUGEPOLICY_REPORT_PID= : its pid is not known yet)\n"
 	"  -h, --help         this text (only before CMD)\n"
 	"Valued options take --opt VALUE or --opt=VALUE.  Options not given keep the\n"
 	"values already in the environment.\n"
@@ -214,8 +216,10 @@ int hp_cli_run(int argc, char **argv)
 		fprintf(stderr, "hugepolicy run: LD_PRELOAD would be longer than %zu bytes\n", sizeof preload);
 		return 1;
 	}
-	snprintf(pid, sizeof pid, "%ld", r.inherit ? 0L : (long)getpid());
-	r.val[HP_OPT_REPORT_PID] = r.inherit ? "" : pid;
+	/* a dry run's replay gets a pid no one knows yet: it reports from
+	 * every process, as --inherit */
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	r.val[HP_OPT_REPORT_PID] = r.inherit || r.dry_run ? "" : pid;
 	for (int k = 0; k < HP_OPT_COUNT; k++) {
 		if (!r.val[k])
 			continue;
