@@ -272,7 +272,8 @@ enum hp_promote_verdict {
 	HP_PROMOTE_NOW          /* advise the allocator's new memory MADV_HUGEPAGE from now on */
 };
 #define HP_PROMOTE_DENSE_PCT 50
-/* resident: the process's anonymous resident bytes (statm); mapped: the
+/* resident: the resident bytes of the allocator's own mappings (mincore,
+ * backends/heap_promote.c); mapped: the
  * bytes the allocator has mapped and not unmapped.  The verdict, and
  * in why (cap bytes) the numbers it was taken on. */
 int hp_promote_decide(uint64_t promote_min, uint64_t resident, uint64_t mapped, char *why, size_t cap);

@@ -230,9 +230,10 @@ const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 		"pool where it has room, the rest from the 2 MiB pool; a size: only that pool (a kernel "
 		"without it, or no room: auto, and the reason says so)" },
 	[HP_OPT_PROMOTE] = { "promote", "HUGEPOLICY_PROMOTE", "128M",
-		"off, or a size in bytes, 2M..1T, with optional K/M/G/T suffix", parse_promote,
-		"jemalloc and mimalloc, pages=auto: once the process has this much anonymous memory resident "
-		"and at least half of what the allocator mapped is resident, the allocator's new memory gets "
+		"off (or 0), or a size in bytes, 2M..1T, with optional K/M/G/T (or KiB/MiB/GiB/TiB) suffix",
+		parse_promote,
+		"jemalloc and mimalloc, pages=auto: once this much of the allocator's own mappings is resident "
+		"(mincore) and that is at least half of what it mapped, the allocator's new memory gets "
 		"MADV_HUGEPAGE too (whole-heap THP from then on; off: blocks >= threshold only)" },
 };
 
