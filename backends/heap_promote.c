@@ -123,6 +123,36 @@ static uint64_t heap_resident(void)
 	return bytes * page;
 }
 
+/* the fault-cost gate (policy/thp_pays.c), for the heap at density pct:
+ * a heap whose rule says NOW waits while THP faults cost more here than
+ * the base faults they replace; a promoted one pauses (its new memory not
+ * advised) while that holds, and goes on when it no longer does */
+static atomic_int paused, costly;
+static atomic_size_t pauses;
+static char cost_why[160];      /* written by the sampler that won the CAS, or the pause check */
+
+static int costs_allow(uint64_t resident, uint64_t mapped)
+{
+	unsigned pct = mapped ? (unsigned)(resident * 100 / mapped) : 100;
+	char why[sizeof cost_why];
+	int go = hp_thp_pays_go(hp_fault_cost_verdict(pct, why, sizeof why));
+	if (!go)
+		hp_strlcpy(cost_why, why, sizeof cost_why);
+	return go;
+}
+
+static void check_pause(void)
+{
+	int stop = !costs_allow(atomic_load(&at_resident), atomic_load(&at_mapped));
+	if (atomic_exchange(&paused, stop) != stop) {
+		if (stop)
+			atomic_fetch_add(&pauses, 1);
+		if (verbose)
+			hp_say("heap promotion %s: %s", stop ? "paused" : "goes on",
+			       stop ? cost_why : "THP faults cost less than base faults again");
+	}
+}
+
 static void sample(size_t now, int force)
 {
 	size_t due = atomic_load(&next_sample);
@@ -139,7 +169,15 @@ static void sample(size_t now, int force)
 	atomic_fetch_add(&samples, 1);
 	atomic_store(&last_resident, r);
 	atomic_store(&last_mapped, now);
-	if (hp_promote_decide(min_resident, r, now, NULL, 0) == HP_PROMOTE_NOW && !atomic_exchange(&promoted, 1)) {
+	if (hp_promote_decide(min_resident, r, now, NULL, 0) != HP_PROMOTE_NOW)
+		return;
+	if (!costs_allow(r, now)) {
+		if (!atomic_exchange(&costly, 1) && verbose)
+			hp_say("heap not promoted yet at %llu MiB resident of %llu MiB mapped: %s",
+			       (unsigned long long)(r >> 20), (unsigned long long)(now >> 20), cost_why);
+		return;
+	}
+	if (!atomic_exchange(&promoted, 1)) {
 		atomic_store(&at_resident, r);
 		atomic_store(&at_mapped, now);
 		advise_earlier();
@@ -166,6 +204,10 @@ int hp_promote_mapped(void *p, size_t len, int fixed)
 	}
 	if (!atomic_load_explicit(&promoted, memory_order_relaxed))
 		return 0;
+	if (!fixed && hp_fault_cost_adapts())
+		check_pause();
+	if (atomic_load_explicit(&paused, memory_order_relaxed))
+		return 0;
 	if (len >= HP_HUGE_2M) {
 		int saved = errno;
 		if (madvise(p, len, MADV_HUGEPAGE) == 0)
@@ -182,8 +224,13 @@ int hp_promote_mapped(void *p, size_t len, int fixed)
 void hp_promote_poll(void)
 {
 	static _Atomic long long last_us;
-	if (!min_resident || atomic_load_explicit(&promoted, memory_order_relaxed))
+	if (!min_resident)
 		return;
+	if (atomic_load_explicit(&promoted, memory_order_relaxed)) {
+		if (hp_fault_cost_adapts())
+			check_pause();
+		return;
+	}
 	long long us = now_us(1), was = atomic_load(&last_us), gap = 100 * atomic_load(&sample_us);
 	if (gap < 20000)
 		gap = 20000;
@@ -205,7 +252,7 @@ void hp_promote_unmapped(void *p, size_t len)
 
 void hp_promote_describe(struct hp_buf *b)
 {
-	char why[224];
+	char why[400];
 	if (!min_resident) {
 		if (plan_reason[0])
 			hp_buf_printf(b, "; heap %s", plan_reason);
@@ -214,8 +261,15 @@ void hp_promote_describe(struct hp_buf *b)
 	if (atomic_load(&promoted)) {
 		hp_promote_decide(min_resident, atomic_load(&at_resident), atomic_load(&at_mapped), why, sizeof why);
 		hp_buf_printf(b, "; heap %s, %zu B since", why, atomic_load(&advised));
+		if (atomic_load(&pauses))
+			hp_buf_printf(b, "; paused %zu times (%s), %s now", atomic_load(&pauses), cost_why,
+				      atomic_load(&paused) ? "paused" : "going on");
 	} else if (atomic_load(&samples)) {
-		hp_promote_decide(min_resident, atomic_load(&last_resident), atomic_load(&last_mapped), why, sizeof why);
+		uint64_t lr = atomic_load(&last_resident), lm = atomic_load(&last_mapped);
+		if (hp_promote_decide(min_resident, lr, lm, why, sizeof why) == HP_PROMOTE_NOW)
+			/* the rule said NOW, the fault costs said not here */
+			snprintf(why, sizeof why, "large and dense at %llu MiB resident of %llu MiB mapped, but %s",
+				 (unsigned long long)(lr >> 20), (unsigned long long)(lm >> 20), cost_why);
 		/* the verdict is the last sample's (the heap is sampled as it
 		 * grows); what it holds now, so that a heap filled later is not
 		 * described by its sparse past */

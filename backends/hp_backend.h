@@ -257,6 +257,27 @@ void hp_jemalloc_huge_arena_freed(size_t n); /* a big block of n bytes went back
 void hp_jemalloc_huge_arena_describe(struct hp_buf *b);
 extern const char *hpje_malloc_conf;
 
+/* ---- fault costs (fault_cost.c), the rule in policy/thp_pays.c ---- */
+/* Measure now: base-page faults and thp_pages THP faults (each faulted
+ * again once freed when warm: thp_warm_ns); 0, or ENOMEM if refused. */
+int hp_fault_cost_measure(struct hp_fault_costs *c, unsigned thp_pages, int warm);
+void hp_fault_cost_init(const struct hp_plan *plan);   /* adapt and pinned costs */
+int hp_fault_cost_adapts(void);                        /* 0: HP_ADAPT_OFF */
+/* The verdict (enum hp_pays_verdict) for memory density_pct % touched,
+ * the costs measured first when stale; why: the costs it rests on. */
+int hp_fault_cost_verdict(unsigned density_pct, char *why, size_t cap);
+/* A block of n bytes >= threshold: 1 if it gets THP (counted, said on a
+ * change under VERBOSE) */
+int hp_fault_cost_block(size_t n);
+/* what the report says of them (fault.* keys) */
+struct hp_fault_cost_report {
+	int adapt, verdict;             /* enum hp_adapt, enum hp_pays_verdict for a filled block */
+	struct hp_fault_costs costs;    /* in force now: the running means, or pinned */
+	uint64_t measurements, blocks_thp, blocks_base;
+	char why[160];
+};
+void hp_fault_cost_read(struct hp_fault_cost_report *r);
+
 /* ---- heap promotion (heap_promote.c), the rule in policy/promote.c ---- */
 /* From plan->promote_min (0: never).  A backend whose scope ends up not
  * LARGE never promotes. */

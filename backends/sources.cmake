@@ -4,4 +4,5 @@ set(HP_BACKEND_SOURCES
   backends/pages.c backends/hugetlb_pages.c backends/hugetlb_map.c backends/hugetlb_blocks.c backends/hugetlb_large.c
   backends/hugetlb_fork.c backends/hugetlb_fork_sigbus.c backends/got_hook.c backends/mimalloc_os.c backends/mimalloc_reserve.c
   backends/thp_switch.c backends/jemalloc_hugetlb.c backends/jemalloc_huge_arena.c
-  backends/jemalloc_os.c backends/heap_promote.c)
+  backends/jemalloc_os.c backends/heap_promote.c backends/fault_cost.c
+  backends/fault_measure.c)

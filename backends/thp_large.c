@@ -55,13 +55,14 @@ static void remember(void *p)
 void *hp_thp_large_advise(void *p, size_t n)
 {
 	if (p && n >= threshold) {
-		size_t advised = hp_pages_advise_thp(p, n);
+		/* auto: only where a THP fault costs less than the base faults it replaces */
+		size_t advised = hp_fault_cost_block(n) ? hp_pages_advise_thp(p, n) : 0;
 		if ((traits.withdraw_on_free && advised) || traits.freed_big)
 			remember(p);
 		if (traits.after_big)
 			traits.after_big(n);
 		hp_promote_poll();
-		if (verbose && !atomic_exchange(&said_first_advice, 1))
+		if (verbose && advised && !atomic_exchange(&said_first_advice, 1))
 			hp_say("THP: first block of %zu bytes: %zu bytes can be huge pages (MADV_HUGEPAGE)%s", n,
 			       advised, advised ? "" : " (madvise refused or no aligned 2 MiB inside)");
 	}

@@ -149,6 +149,27 @@ static void json_text(struct hp_buf *b, const char *name, const char *s)
 	hp_json_str(b, s);
 }
 
+/* auto's fault costs (backends/fault_cost.c), where they decide */
+static void fault_costs(struct hp_buf *b, int json, int *first)
+{
+	struct hp_fault_cost_report r;
+	if (!hp_rt.backend || hp_rt.plan.adapt == HP_ADAPT_OFF)
+		return;
+	hp_fault_cost_read(&r);
+	if (json) {
+		json_text(b, "fault.verdict", r.why);
+	} else {
+		hp_buf_printf(b, "  %-*s %s: ", NAME_W, "fault.verdict", r.adapt == HP_ADAPT_PINNED ? "pinned" : "measured");
+		hp_buf_escaped(b, r.why, sizeof r.why);
+		hp_buf_printf(b, "\n");
+	}
+	num(b, "fault.base_ns", r.costs.base_ns ? r.costs.base_ns : HUGEPOLICY_UNKNOWN, json, first);
+	num(b, "fault.thp_ns", r.costs.thp_ns ? r.costs.thp_ns : HUGEPOLICY_UNKNOWN, json, first);
+	num(b, "fault.measurements", r.measurements, json, first);
+	num(b, "fault.blocks_thp", r.blocks_thp, json, first);
+	num(b, "fault.blocks_base", r.blocks_base, json, first);
+}
+
 /* The THP switch and small-block advice the plan enforced (thp_switch.c),
  * "except-advised: <why>; small blocks ...: <why>"; "" where THP is not
  * `always` and no switch was inherited or set (nothing to enforce) */
@@ -225,6 +246,7 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 	num(&b, "hugepolicy.hugetlb_fallback_bytes", st.hugetlb_fallback_bytes, json, &first);
 	pools(&b, json, &first);
 	num(&b, "hugepolicy.bootstrap_bytes", st.bootstrap_bytes, json, &first);
+	fault_costs(&b, json, &first);
 	if (json || st.region_count || st.region_stepped_down) {    /* text: once regions were used */
 		num(&b, "region.count", st.region_count, json, &first);
 		num(&b, "region.hugetlb_bytes", st.region_hugetlb_bytes, json, &first);

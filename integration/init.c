@@ -103,6 +103,7 @@ static void start_up(void)
 	/* before the backend: its own fork handlers (jemalloc's) then run
 	 * inside ours, and our child handler runs before anyone else's */
 	hp_fork_init(hp_rt.plan.thp_available, hp_rt.plan.verbose, hp_rt.plan.fork_copy);
+	hp_fault_cost_init(&hp_rt.plan);
 	int rc = be->init(&hp_rt.plan, &ops);
 	if (rc != 0 && be != &hp_backend_system) {
 		hp_say("backend %s cannot run here (%s); using system", be->name, strerror(rc));
@@ -111,6 +112,7 @@ static void start_up(void)
 		hp_thp_switch_apply(&hp_rt.plan);
 		hp_rt.backend_source = "fallback";
 		be = &hp_backend_system;
+		hp_fault_cost_init(&hp_rt.plan);
 		rc = be->init(&hp_rt.plan, &ops);
 	}
 	if (rc != 0) {

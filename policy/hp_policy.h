@@ -24,7 +24,7 @@ const char *hp_pages_name(int pages);
 enum hp_option_id {
 	HP_OPT_BACKEND, HP_OPT_PAGES, HP_OPT_THRESHOLD, HP_OPT_RESERVE,
 	HP_OPT_VERBOSE, HP_OPT_STATS, HP_OPT_LOG, HP_OPT_FORK, HP_OPT_REPORT_PID, HP_OPT_HUGETLB_SIZE,
-	HP_OPT_PROMOTE, HP_OPT_COUNT
+	HP_OPT_PROMOTE, HP_OPT_FAULT_COST, HP_OPT_COUNT
 };
 
 /* HUGEPOLICY_LOG: longest path template taken, with its NUL */
@@ -46,6 +46,8 @@ struct hp_options {
 				 * (bytes, a power of two); 0 = auto (plan_pagesize.c) */
 	uint64_t promote;       /* HUGEPOLICY_PROMOTE: auto's whole-heap THP from this heap
 				 * resident size on (bytes, promote.c); 0 = off */
+	int fault_cost;         /* HUGEPOLICY_FAULT_COST: enum hp_adapt */
+	uint64_t fault_base_ns, fault_thp_ns;   /* HP_ADAPT_PINNED: the costs given */
 	unsigned set_mask;      /* bit i: option i was given (and valid) */
 	unsigned bad_mask;      /* bit i: option i was given and invalid */
 	/* the backends' own variables, which win over hugepolicy's settings */
@@ -210,6 +212,36 @@ int hp_read_dir(const char *path, void (*fn)(void *ctx, const char *name), void 
 /* "123" (digits only, at most 19): 0 and *out, else EINVAL. */
 int hp_parse_u64_strict(const char *s, uint64_t *out);
 
+/* ---- does a THP fault pay here now (thp_pays.c); pure ---- */
+/* auto's huge pages save faults: one 2 MiB THP fault against the base-page
+ * faults it replaces.  The costs are measured at run time
+ * (backends/fault_cost.c) or pinned by HUGEPOLICY_FAULT_COST. */
+#define HP_FAULT_COST_STALE_MS 1000     /* measured costs are measured again after this */
+enum hp_adapt {
+	HP_ADAPT_OFF,           /* fixed rules: every block >= threshold advised, promotion by size */
+	HP_ADAPT_MEASURE,       /* the costs measured in the process, again once stale */
+	HP_ADAPT_PINNED,        /* the costs HUGEPOLICY_FAULT_COST gives */
+};
+struct hp_fault_costs {
+	uint64_t base_ns;       /* one base-page fault (first touch), ns; 0: unknown */
+	uint64_t thp_ns;        /* one THP fault on memory the kernel hands out now, ns */
+	uint64_t thp_warm_ns;   /* one THP fault on a huge page just freed, ns; 0: not measured */
+	unsigned per_huge;      /* base pages per THP (512 with 4 KiB pages and 2 MiB THP) */
+	int got_thp;            /* 1: the THP fault got a huge page (0: the kernel gave base pages) */
+};
+enum hp_pays_verdict {
+	HP_PAYS_FIXED,          /* adapt off: the fixed rules decide */
+	HP_PAYS_UNKNOWN,        /* not measured (the measurement failed): the fixed rules decide */
+	HP_PAYS_NO_THP,         /* the kernel gave no huge page to the measured fault */
+	HP_PAYS_YES,            /* thp_ns < per_huge x density x base_ns */
+	HP_PAYS_NO,             /* the base faults are cheaper */
+};
+/* The verdict for memory that will be density_pct % touched (a block the
+ * caller fills: 100), and in why the costs it was taken on. */
+int hp_thp_pays(int adapt, const struct hp_fault_costs *c, unsigned density_pct, char *why, size_t cap);
+/* 1: the verdict lets THP go ahead (FIXED, UNKNOWN, YES) */
+int hp_thp_pays_go(int verdict);
+
 /* ---- plan (plan.c): options + probe -> decisions with reasons; pure ---- */
 /* Which memory THP covers.  LARGE: blocks >= threshold, advised by
  * hugepolicy's dispatch (numpy's 4 MiB rule; RSS grows by at most one
@@ -262,6 +294,12 @@ struct hp_plan {
 	 * large and dense (promote.c decides at run time); 0 = never */
 	uint64_t promote_min;   /* bytes resident */
 	char promote_reason[224];
+	/* pages=auto on THP: blocks >= threshold and the heap's promotion get
+	 * THP only where a THP fault costs less than the base faults it
+	 * replaces (thp_pays.c); HP_ADAPT_OFF: the fixed rules */
+	int adapt;              /* enum hp_adapt */
+	struct hp_fault_costs adapt_pinned;     /* HP_ADAPT_PINNED's costs */
+	char adapt_reason[160];
 };
 
 /* ---- heap promotion (promote.c): one heap sample -> a verdict; pure ---- */
@@ -278,6 +316,8 @@ enum hp_promote_verdict {
  * in why (cap bytes) the numbers it was taken on. */
 int hp_promote_decide(uint64_t promote_min, uint64_t resident, uint64_t mapped, char *why, size_t cap);
 void hp_plan_promote(const struct hp_options *o, struct hp_plan *pl);
+/* plan time: adapt and its reason (auto on THP only; thp_pays.c) */
+void hp_plan_adapt(const struct hp_options *o, struct hp_plan *pl);
 
 enum hp_thp_process {
 	HP_THP_PROC_KEEP,       /* no prctl: the switch stays as inherited */

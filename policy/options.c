@@ -191,6 +191,45 @@ static int parse_hugetlb_size(const char *s, struct hp_options *o)
 	return 0;
 }
 
+/* microseconds, with up to three decimals: "1.7" -> 1700 ns; 0 .. 10 s */
+static int parse_us(const char *s, const char **end, uint64_t *ns)
+{
+	uint64_t v = 0, scale = 1000;
+	const char *q = s;
+	if (*q < '0' || *q > '9')
+		return -1;
+	for (; *q >= '0' && *q <= '9'; q++)
+		if ((v = v * 10 + (uint64_t)(*q - '0')) > 10000000)
+			return -1;
+	v *= 1000;
+	if (*q == '.') {
+		if (q[1] < '0' || q[1] > '9')
+			return -1;
+		for (q++; *q >= '0' && *q <= '9'; q++)
+			if (scale > 1)
+				v += (uint64_t)(*q - '0') * (scale /= 10);
+	}
+	*end = q;
+	*ns = v;
+	return 0;
+}
+
+/* "measure", "off", or "BASE_US,THP_US": one 4 KiB and one 2 MiB THP fault,
+ * in microseconds, each above 0 */
+static int parse_fault_cost(const char *s, struct hp_options *o)
+{
+	const char *q;
+	uint64_t base, thp;
+	if (strcasecmp(s, "measure") == 0) { o->fault_cost = HP_ADAPT_MEASURE; return 0; }
+	if (strcasecmp(s, "off") == 0) { o->fault_cost = HP_ADAPT_OFF; return 0; }
+	if (parse_us(s, &q, &base) != 0 || *q != ',' || parse_us(q + 1, &q, &thp) != 0 || *q || !base || !thp)
+		return -1;
+	o->fault_cost = HP_ADAPT_PINNED;
+	o->fault_base_ns = base;
+	o->fault_thp_ns = thp;
+	return 0;
+}
+
 const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 	[HP_OPT_BACKEND] = { "backend", "HUGEPOLICY_BACKEND", "system",
 		"system|jemalloc|mimalloc", parse_backend,
@@ -235,6 +274,12 @@ const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 		"jemalloc and mimalloc, pages=auto: once this much of the allocator's own mappings is resident "
 		"(mincore) and that is at least half of what it mapped, the allocator's new memory gets "
 		"MADV_HUGEPAGE too (whole-heap THP from then on; off: blocks >= threshold only)" },
+	[HP_OPT_FAULT_COST] = { "fault_cost", "HUGEPOLICY_FAULT_COST", "measure",
+		"measure, off, or BASE_US,THP_US (microseconds per 4 KiB fault and per 2 MiB THP fault, "
+		"e.g. 2,300)", parse_fault_cost,
+		"pages=auto: blocks >= threshold and the heap's promotion get THP only where a THP fault costs "
+		"less than the base faults it replaces, measured in the process at the first big block and again "
+		"each second of big-block activity (off: the fixed rules; two numbers: those costs, unmeasured)" },
 };
 
 void hp_options_defaults(struct hp_options *o)

@@ -206,4 +206,5 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 	if (pl->pages != HP_PAGES_HUGETLB)
 		pl->hugetlb_page = pl->hugetlb_big_page = pl->hugetlb_big_min = 0;
 	hp_plan_promote(o, pl);
+	hp_plan_adapt(o, pl);
 }

@@ -82,7 +82,8 @@ if(HP_SAN_HAVE_TSAN)
   # start-up itself: init.c + boot.c with stub backends (san_startup.c)
   san_target(san_startup -fsanitize=thread
     ${SAN_DIR}/san_startup.c ${CMAKE_SOURCE_DIR}/integration/init.c ${CMAKE_SOURCE_DIR}/integration/boot.c
-    ${SAN_POLICY} ${SAN_TLB} ${SAN_FORK} ${CMAKE_SOURCE_DIR}/backends/thp_switch.c)
+    ${SAN_POLICY} ${SAN_TLB} ${SAN_FORK} ${CMAKE_SOURCE_DIR}/backends/thp_switch.c
+    ${CMAKE_SOURCE_DIR}/backends/fault_cost.c ${CMAKE_SOURCE_DIR}/backends/fault_measure.c)
   san_test(tsan_start_up_race_runs_start_up_once_and_shares_the_plan san_startup system)
   san_test(tsan_start_up_race_falls_back_from_a_refusing_backend san_startup system)
   set_property(TEST tsan_start_up_race_runs_start_up_once_and_shares_the_plan APPEND PROPERTY

@@ -43,7 +43,7 @@ static void valid_values_are_taken(void)
 			      "HUGEPOLICY_STATS", "json", "HUGEPOLICY_RESERVE", "1G",
 			      "HUGEPOLICY_LOG", "", "HUGEPOLICY_FORK", "Inherit", "HUGEPOLICY_REPORT_PID", "4242",
 			      "HUGEPOLICY_HUGETLB_SIZE", "1G", "HUGEPOLICY_PROMOTE", "off",
-			      "MALLOC_CONF", "thp:never", NULL };
+			      "HUGEPOLICY_FAULT_COST", "off", "MALLOC_CONF", "thp:never", NULL };
 	int bad;
 	struct hp_options o = read_env(env, &bad);
 	CHECK(bad == 0);
@@ -58,6 +58,7 @@ static void valid_values_are_taken(void)
 	CHECK(o.report_pid == 4242);
 	CHECK(o.hugetlb_size == 1u << 30);
 	CHECK(o.promote == 0);
+	CHECK(o.fault_cost == HP_ADAPT_OFF);
 	CHECK(o.user_malloc_conf && strcmp(o.user_malloc_conf, "thp:never") == 0);
 	CHECK(o.set_mask == (1u << HP_OPT_COUNT) - 1);
 }
@@ -280,8 +281,80 @@ static void promote_takes_off_or_a_heap_size(void)
 	CHECK(bad == 1 && o.promote == 128u << 20);
 }
 
+static void fault_cost_takes_measure_off_or_two_costs(void)
+{
+	const char *none[] = { NULL };
+	const char *pin[] = { "HUGEPOLICY_FAULT_COST", "1.7,2500", NULL };
+	const char *off[] = { "HUGEPOLICY_FAULT_COST", "OFF", NULL };
+	const char *bad[][3] = { { "HUGEPOLICY_FAULT_COST", "2", NULL }, { "HUGEPOLICY_FAULT_COST", "0,300", NULL },
+				 { "HUGEPOLICY_FAULT_COST", "2,300x", NULL }, { "HUGEPOLICY_FAULT_COST", "2.,300", NULL },
+				 { "HUGEPOLICY_FAULT_COST", "-2,300", NULL },
+				 { "HUGEPOLICY_FAULT_COST", "99999999,300", NULL } };
+	int n;
+	struct hp_options o = read_env(none, &n);
+	CHECK(n == 0 && o.fault_cost == HP_ADAPT_MEASURE);
+	o = read_env(pin, &n);
+	CHECK(n == 0 && o.fault_cost == HP_ADAPT_PINNED && o.fault_base_ns == 1700 && o.fault_thp_ns == 2500000);
+	o = read_env(off, &n);
+	CHECK(n == 0 && o.fault_cost == HP_ADAPT_OFF);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		o = read_env(bad[i], &n);
+		CHECK_MSG(n == 1 && o.fault_cost == HP_ADAPT_MEASURE, "'%s' refused", bad[i][1]);
+	}
+}
+
+/* the rule: THP goes ahead where one THP fault costs less than the base
+ * faults it replaces (density % of per_huge); else base pages */
+static void thp_pays_where_a_thp_fault_is_cheaper(void)
+{
+	struct hp_fault_costs warm = { .base_ns = 2000, .thp_ns = 200000, .per_huge = 512, .got_thp = 1 };
+	struct hp_fault_costs cold = { .base_ns = 1700, .thp_ns = 2500000, .per_huge = 512, .got_thp = 1 };
+	struct hp_fault_costs none = { .base_ns = 2000, .thp_ns = 3000, .per_huge = 512, .got_thp = 0 };
+	struct hp_fault_costs unmeasured = { 0 };
+	char why[160];
+	CHECK(hp_thp_pays(HP_ADAPT_MEASURE, &warm, 100, why, sizeof why) == HP_PAYS_YES);
+	CHECK_MSG(strstr(why, "THP cheaper") != NULL, "%s", why);
+	CHECK(hp_thp_pays(HP_ADAPT_MEASURE, &cold, 100, why, sizeof why) == HP_PAYS_NO);
+	CHECK_MSG(strstr(why, "2500 us") != NULL && strstr(why, "base pages cheaper") != NULL, "%s", why);
+	/* 200 us against 512 x 2 us x density: pays at 50 %, not at 15 % */
+	CHECK(hp_thp_pays(HP_ADAPT_MEASURE, &warm, 50, NULL, 0) == HP_PAYS_YES);
+	CHECK(hp_thp_pays(HP_ADAPT_MEASURE, &warm, 15, NULL, 0) == HP_PAYS_NO);
+	CHECK(hp_thp_pays(HP_ADAPT_MEASURE, &none, 100, NULL, 0) == HP_PAYS_NO_THP);
+	CHECK(hp_thp_pays(HP_ADAPT_MEASURE, &unmeasured, 100, NULL, 0) == HP_PAYS_UNKNOWN);
+	CHECK(hp_thp_pays(HP_ADAPT_OFF, &cold, 100, NULL, 0) == HP_PAYS_FIXED);
+	CHECK(hp_thp_pays_go(HP_PAYS_FIXED) && hp_thp_pays_go(HP_PAYS_UNKNOWN) && hp_thp_pays_go(HP_PAYS_YES));
+	CHECK(!hp_thp_pays_go(HP_PAYS_NO) && !hp_thp_pays_go(HP_PAYS_NO_THP));
+}
+
+/* only auto on THP adapts; thp, hugetlb and off keep their fixed meaning */
+static void only_auto_on_thp_adapts(void)
+{
+	struct hp_options o;
+	struct hp_probe p;
+	struct hp_plan pl;
+	hp_options_defaults(&o);
+	memset(&p, 0, sizeof p);
+	p.thp_enabled = HP_THP_MADVISE;
+	p.numa_nodes = 1;
+	hp_plan_make(&o, &p, &pl);
+	CHECK(pl.pages == HP_PAGES_THP && pl.adapt == HP_ADAPT_MEASURE);
+	o.pages = HP_PAGES_THP;
+	hp_plan_make(&o, &p, &pl);
+	CHECK_MSG(pl.adapt == HP_ADAPT_OFF && strstr(pl.adapt_reason, "only pages=auto") != NULL, "%s", pl.adapt_reason);
+	o.pages = HP_PAGES_AUTO;
+	o.fault_cost = HP_ADAPT_PINNED, o.fault_base_ns = 2000, o.fault_thp_ns = 300000;
+	hp_plan_make(&o, &p, &pl);
+	CHECK(pl.adapt == HP_ADAPT_PINNED && pl.adapt_pinned.thp_ns == 300000 && pl.adapt_pinned.per_huge == 512);
+	p.thp_enabled = HP_THP_NEVER;   /* auto without THP: nothing to adapt */
+	hp_plan_make(&o, &p, &pl);
+	CHECK(pl.adapt == HP_ADAPT_OFF);
+}
+
 int main(void)
 {
+	fault_cost_takes_measure_off_or_two_costs();
+	thp_pays_where_a_thp_fault_is_cheaper();
+	only_auto_on_thp_adapts();
 	promote_takes_off_or_a_heap_size();
 	surplus_headroom_counts_as_room();
 	reasons_name_the_real_cause();

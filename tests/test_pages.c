@@ -7,18 +7,48 @@
  *           thp-large (thp for the buffer, but 32 MiB more in 64 KiB blocks,
  *           below the threshold, stay on base pages: pages=auto, system thp),
  *           thp-all (thp, and those 64 KiB blocks get huge pages too: the
- *           backend's whole-heap switch, jemalloc opt.thp=always).
+ *           backend's whole-heap switch, jemalloc opt.thp=always),
+ *           costly (auto at fault costs under which THP does not pay: the
+ *           buffer on base pages, and the report says why),
+ *           measured (auto measuring the costs: the buffer on THP where the
+ *           report's verdict says THP is cheaper, else on base pages).
  * Allocates the buffer with malloc, touches it, and reads
  * /proc/self/smaps_rollup through hugepolicy_stats() while it lives. */
+#define _GNU_SOURCE
 #include "check.h"
 
 #include <hugepolicy.h>
 #include <string.h>
 
+/* the text report (hugepolicy_report) */
+static void report(char *out, size_t cap)
+{
+	FILE *t = tmpfile();
+	out[0] = 0;
+	CHECK(t && hugepolicy_report(fileno(t), 0) == 0);
+	if (t) {
+		rewind(t);
+		out[fread(out, 1, cap - 1, t)] = 0;
+		fclose(t);
+	}
+}
+
+/* a numeric key's value in it, -1 if missing */
+static long long key(const char *rep, const char *name)
+{
+	long long v = -1;
+	size_t n = strlen(name);
+	for (const char *s = strstr(rep, name); s; s = strstr(s + 1, name))
+		if (s[n] == ' ' && sscanf(s + n, " %lld", &v) == 1)
+			break;
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: test_pages BACKEND thp|thp-large|thp-all|hugetlb|none|thp-fallback|large [MiB]\n");
+		fprintf(stderr, "usage: test_pages BACKEND thp|thp-large|thp-all|hugetlb|none|thp-fallback|large|costly|"
+			"measured [MiB]\n");
 		return 2;
 	}
 	const char *backend = argv[1], *expect = argv[2];
@@ -68,6 +98,23 @@ int main(int argc, char **argv)
 	} else if (strcmp(expect, "large") == 0) {
 		CHECK(strcmp(st.pages_effective, "off") != 0);
 		CHECK(st.anon_huge + st.hugetlb >= bytes / 2);
+	} else if (strcmp(expect, "costly") == 0 || strcmp(expect, "measured") == 0) {
+		char rep[8192];
+		report(rep, sizeof rep);
+		int thp = strstr(rep, "THP cheaper") != NULL, costly = strcmp(expect, "costly") == 0;
+		printf("%s", rep);
+		CHECK(strcmp(st.pages_effective, "thp") == 0);
+		CHECK_MSG(key(rep, "fault.measurements") == (costly ? 0 : 1), "fault.measurements");
+		CHECK_MSG(key(rep, "fault.blocks_thp") == (thp ? 1 : 0) && key(rep, "fault.blocks_base") == (thp ? 0 : 1),
+			  "the block is counted where it went");
+		CHECK(key(rep, "fault.base_ns") > 0 && key(rep, "fault.thp_ns") > 0);
+		if (costly)
+			CHECK_MSG(!thp && strstr(rep, "fault.verdict") && strstr(rep, "base pages cheaper"),
+				  "the report does not say why");
+		if (thp)
+			CHECK(st.anon_huge >= bytes / 2);
+		else
+			CHECK(st.anon_huge < bytes / 8);
 	} else if (strcmp(expect, "hugetlb") == 0) {
 		CHECK(strcmp(st.pages_effective, "hugetlb") == 0);
 		CHECK(st.hugetlb >= bytes / 2);

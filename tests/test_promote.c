@@ -1,6 +1,6 @@
 /* test_promote.c - auto's whole-heap THP once the heap is large and dense
  * (policy/promote.c, backends/heap_promote.c), read back from the kernel.
- * usage: test_promote dense|off|small|sparse|ownmap
+ * usage: test_promote dense|off|small|sparse|ownmap|costly
  *   (HUGEPOLICY_BACKEND=jemalloc|mimalloc, HUGEPOLICY_PAGES=auto; THP
  *   enabled madvise or always, else exit 77)
  *
@@ -10,6 +10,9 @@
  *   and the process has at least 64 MiB AnonHugePages (smaps_rollup);
  * - off: the same under HUGEPOLICY_PROMOTE=off: not promoted, no "hg",
  *   under 16 MiB AnonHugePages;
+ * - costly: the dense heap at fault costs under which THP does not pay
+ *   (HUGEPOLICY_FAULT_COST): not promoted ("large and dense at ..., but
+ *   base pages cheaper"), no "hg", under 16 MiB AnonHugePages;
  * - small: 48 MiB of them: not promoted ("heap small"), no "hg";
  * - sparse: 1 GiB of 64 KiB blocks with one 16 KiB of each written
  *   (256 MiB resident, 25 %): not promoted ("heap sparse"), no "hg", and
@@ -131,7 +134,11 @@ int main(int argc, char **argv)
 	} else {
 		CHECK_MSG(strstr(rep, "heap promoted") == NULL, "promoted");
 		CHECK_MSG(!hg, "the last block's mapping is advised MADV_HUGEPAGE");
-		if (strcmp(mode, "off") == 0) {
+		if (strcmp(mode, "costly") == 0) {
+			CHECK_MSG(strstr(rep, "large and dense at") != NULL && strstr(rep, "base pages cheaper") != NULL,
+				  "the report does not say the fault costs kept it");
+			CHECK_MSG(huge < 16 * 1024, "%lld kB AnonHugePages where THP does not pay", huge);
+		} else if (strcmp(mode, "off") == 0) {
 			CHECK_MSG(strstr(rep, "HUGEPOLICY_PROMOTE") != NULL || strstr(rep, "not promoted") != NULL,
 				  "the report does not say why");
 			CHECK_MSG(huge < 16 * 1024, "%lld kB AnonHugePages with promotion off", huge);

@@ -1,0 +1,117 @@
+/*
+ * fault_cost.c - auto's fault costs in the process (measured by
+ * fault_measure.c, or pinned by the plan) and its verdicts on them (the
+ * rule: policy/thp_pays.c), counted for the report.
+ *
+ * Under HP_ADAPT_MEASURE the first verdict asked for measures, and a
+ * measurement older than HP_FAULT_COST_STALE_MS is taken again by the one
+ * thread that wins a compare-and-swap; the others meanwhile use the last
+ * one.  The costs are running means (each new measurement weighs half).  The costs are kept as separate atomics: a reader racing a new
+ * measurement may mix its base and THP figures for that one verdict.
+ * Nothing here allocates; it runs inside malloc.
+ */
+#define _GNU_SOURCE
+#include "hp_backend.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int adapt;               /* enum hp_adapt, from the plan */
+static struct hp_fault_costs pinned;
+static _Atomic uint64_t base_ns, thp_ns, measured_at_ns;
+static atomic_int got_thp, measuring;
+static atomic_uint per_huge;
+static atomic_size_t measurements, thp_blocks, base_blocks;
+static atomic_int last_block_verdict = -1;
+static int verbose;
+
+void hp_fault_cost_init(const struct hp_plan *plan)
+{
+	adapt = plan->adapt;
+	pinned = plan->adapt_pinned;
+	verbose = plan->verbose;
+}
+
+int hp_fault_cost_adapts(void)
+{
+	return adapt != HP_ADAPT_OFF;
+}
+
+static void current(struct hp_fault_costs *c)
+{
+	if (adapt == HP_ADAPT_PINNED) {
+		*c = pinned;
+		return;
+	}
+	*c = (struct hp_fault_costs){ .base_ns = atomic_load(&base_ns), .thp_ns = atomic_load(&thp_ns),
+				      .per_huge = atomic_load(&per_huge), .got_thp = atomic_load(&got_thp) };
+}
+
+/* measure when none is there or the last is stale; one thread at a time */
+static void refresh(void)
+{
+	uint64_t t = now_ns(), at = atomic_load_explicit(&measured_at_ns, memory_order_relaxed);
+	if (at && t - at < (uint64_t)HP_FAULT_COST_STALE_MS * 1000000u)
+		return;
+	int idle = 0;
+	if (!atomic_compare_exchange_strong(&measuring, &idle, 1))
+		return;
+	struct hp_fault_costs c;
+	if (hp_fault_cost_measure(&c, 1, 0) == 0) {
+		/* THP faults are bimodal on a host that takes free memory back
+		 * (a huge page just freed, or one the host must fault in): the
+		 * verdict rests on the running mean, each measurement half */
+		int first = atomic_load(&measurements) == 0;
+		atomic_store(&base_ns, first ? c.base_ns : (atomic_load(&base_ns) + c.base_ns) / 2);
+		atomic_store(&thp_ns, first ? c.thp_ns : (atomic_load(&thp_ns) + c.thp_ns) / 2);
+		atomic_store(&per_huge, c.per_huge);
+		atomic_store(&got_thp, c.got_thp);
+		atomic_fetch_add(&measurements, 1);
+	}
+	atomic_store(&measured_at_ns, now_ns());    /* a failed one is not retried at once either */
+	atomic_store(&measuring, 0);
+}
+
+int hp_fault_cost_verdict(unsigned density_pct, char *why, size_t cap)
+{
+	struct hp_fault_costs c;
+	if (adapt == HP_ADAPT_MEASURE)
+		refresh();
+	current(&c);
+	return hp_thp_pays(adapt, &c, density_pct, why, cap);
+}
+
+int hp_fault_cost_block(size_t n)
+{
+	if (adapt == HP_ADAPT_OFF)
+		return 1;
+	char why[160];
+	int v = hp_fault_cost_verdict(100, verbose ? why : NULL, sizeof why);
+	int go = hp_thp_pays_go(v);
+	atomic_fetch_add_explicit(go ? &thp_blocks : &base_blocks, 1, memory_order_relaxed);
+	/* said when the verdict changes, at most 16 times */
+	static atomic_int said;
+	if (verbose && atomic_exchange(&last_block_verdict, v) != v && atomic_fetch_add(&said, 1) < 16)
+		hp_say("THP: blocks >= threshold %s from a block of %zu bytes on: %s",
+		       go ? "on THP" : "on base pages", n, why);
+	return go;
+}
+
+void hp_fault_cost_read(struct hp_fault_cost_report *r)
+{
+	current(&r->costs);
+	r->adapt = adapt;
+	r->measurements = atomic_load(&measurements);
+	r->blocks_thp = atomic_load(&thp_blocks);
+	r->blocks_base = atomic_load(&base_blocks);
+	r->verdict = hp_thp_pays(adapt, &r->costs, 100, r->why, sizeof r->why);
+	if (adapt == HP_ADAPT_MEASURE && !r->measurements)
+		hp_strlcpy(r->why, "not measured yet (no block >= threshold)", sizeof r->why);
+}
