@@ -87,7 +87,8 @@ static void *os_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 		return MAP_FAILED;
 	}
 	errno = saved;
-	hp_mimalloc_maps_add(p, mapped);
+	if (!(flags & MAP_FIXED))       /* MAP_FIXED: over a range it holds already */
+		hp_mimalloc_maps_add(p, mapped);
 	if (verbose && !atomic_exchange(&said, 1))
 		hp_say("hugetlb: first mimalloc segment of %zu bytes mapped and populated from the pool", mapped);
 	return p;

@@ -5,10 +5,11 @@
 # backend alone; auto (the default): with hugepolicy's layers in front.
 add_executable(test_glibc_api test_glibc_api.c)
 target_include_directories(test_glibc_api PRIVATE ${CMAKE_SOURCE_DIR}/include)
-target_link_libraries(test_glibc_api PRIVATE hugepolicy)
+target_link_libraries(test_glibc_api PRIVATE hugepolicy pthread)
 foreach(B ${BACKENDS})
   foreach(P off auto)
-    foreach(C mallinfo2_counts_the_live_heap trim_gives_the_freed_heap_back mallopt_answers_per_backend
+    foreach(C mallinfo2_counts_the_live_heap trim_gives_the_freed_heap_back
+        trim_gives_back_what_a_live_thread_freed mallopt_answers_per_backend
         malloc_stats_counts_the_live_heap malloc_info_counts_the_live_heap stats_fields_are_numbers)
       add_test(NAME ${B}_${P}_${C} COMMAND test_glibc_api ${C})
       set_tests_properties(${B}_${P}_${C} PROPERTIES

@@ -3,6 +3,8 @@
  *   mallinfo2_counts_the_live_heap    mallinfo2 and mallinfo count it
  *   trim_gives_the_freed_heap_back    after freeing it malloc_trim(0) is 1
  *                                     and smaps Rss falls below 50 MiB
+ *   trim_gives_back_what_a_live_thread_freed   the same for a heap another
+ *                                     thread filled and freed, still running
  *   mallopt_answers_per_backend       M_ARENA_MAX: glibc 1, others 0
  *   malloc_stats_counts_the_live_heap "in use bytes" of the totals >= it
  *   malloc_info_counts_the_live_heap  the last <system type="current"> >= it
@@ -15,6 +17,7 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -84,6 +87,35 @@ static void trim_gives_back(void)
 	       (unsigned long long)(full / MiB), (unsigned long long)(freed / MiB), rc,
 	       (unsigned long long)(trimmed / MiB));
 	CHECK(full >= LIVE);
+	CHECK(rc == 1);
+	CHECK(trimmed < 50 * MiB);
+}
+
+static pthread_barrier_t gate;
+
+static void *fill_free_and_wait(void *arg)
+{
+	(void)arg;
+	fill_heap();
+	free_heap();
+	pthread_barrier_wait(&gate);    /* main trims */
+	pthread_barrier_wait(&gate);
+	return NULL;
+}
+
+static void trim_after_thread(void)
+{
+	pthread_t t;
+	pthread_barrier_init(&gate, NULL, 2);
+	CHECK(pthread_create(&t, NULL, fill_free_and_wait, NULL) == 0);
+	pthread_barrier_wait(&gate);
+	uint64_t freed = rss();
+	int rc = malloc_trim(0);
+	uint64_t trimmed = rss();
+	pthread_barrier_wait(&gate);
+	pthread_join(t, NULL);
+	printf("%s: another thread freed 100 MiB: Rss %llu MiB, malloc_trim(0) = %d, %llu MiB after\n", backend(),
+	       (unsigned long long)(freed / MiB), rc, (unsigned long long)(trimmed / MiB));
 	CHECK(rc == 1);
 	CHECK(trimmed < 50 * MiB);
 }
@@ -203,6 +235,7 @@ int main(int argc, char **argv)
 	static const struct { const char *name; void (*fn)(void); } cases[] = {
 		{ "mallinfo2_counts_the_live_heap", mallinfo2_counts },
 		{ "trim_gives_the_freed_heap_back", trim_gives_back },
+		{ "trim_gives_back_what_a_live_thread_freed", trim_after_thread },
 		{ "mallopt_answers_per_backend", mallopt_answers },
 		{ "malloc_stats_counts_the_live_heap", malloc_stats_counts },
 		{ "malloc_info_counts_the_live_heap", malloc_info_counts },
