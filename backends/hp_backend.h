@@ -222,6 +222,7 @@ void hp_mimalloc_os_nohuge(int on);
 /* mimalloc_maps.c: the ranges mimalloc holds (its mmaps, less its munmaps,
  * and hugepolicy's reservation arena); read: their resident bytes and
  * their length, or ENOSPC when one could not be recorded */
+void hp_mimalloc_maps_init(void);              /* once, before the first add */
 void hp_mimalloc_maps_add(void *p, size_t len);
 void hp_mimalloc_maps_remove(void *p, size_t len);
 int hp_mimalloc_maps_read(uint64_t *resident, uint64_t *mapped);

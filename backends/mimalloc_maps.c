@@ -10,12 +10,15 @@
  * inside mimalloc's mmap); when it is full the ranges are no longer all
  * known and both numbers are unknown from then on.  A spinlock guards it:
  * mimalloc maps and unmaps a 32 MiB segment at a time, never on its
- * allocation fast path.
+ * allocation fast path.  A fork child starts with it free (a fork from a
+ * signal handler may interrupt its holder: glibc's tst-mallocfork2); a
+ * range being written at that moment may be off in the child, nothing more.
  */
 #define _GNU_SOURCE
 #include "hp_backend.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 
 #define MAPS 4096
@@ -34,6 +37,16 @@ static void take(void)
 static void give(void)
 {
 	atomic_flag_clear_explicit(&lock, memory_order_release);
+}
+
+static void child_unlock(void)
+{
+	atomic_flag_clear(&lock);
+}
+
+void hp_mimalloc_maps_init(void)
+{
+	pthread_atfork(NULL, NULL, child_unlock);
 }
 
 /* under the lock: a free slot, or NULL (and the table is lost) */

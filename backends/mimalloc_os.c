@@ -127,6 +127,7 @@ int hp_mimalloc_os_install(void *handle, int pool, int say)
 	};
 	atomic_store(&allow_pool, pool);
 	verbose = say;
+	hp_mimalloc_maps_init();
 	/* mmap first: without it mimalloc's hugetlb cannot be governed (the
 	 * caller must keep large_os_pages off: ENOENT); without munmap/madvise
 	 * the pool is not safe, but mmap refuses it (EAGAIN) */

@@ -121,9 +121,7 @@ HP_EXPORT int malloc_info(int options, FILE *fp)
 		return 0;
 	if (b->xml)
 		return b->xml(options, fp);
-	struct mallinfo2 mi;
-	memset(&mi, 0, sizeof mi);
-	b->info(&mi);
+	struct mallinfo2 mi = mallinfo2();     /* the pool's blocks: mmapped chunks */
 	struct hugepolicy_stats st = { .size = sizeof st };
 	hugepolicy_stats(&st);
 	/* glibc's elements where they mean the same, the stats.* names as
