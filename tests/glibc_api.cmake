@@ -23,3 +23,11 @@ foreach(B ${BACKENDS})
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_glibc_api_preload.sh ${LIB} ${B})
   set_tests_properties(${B}_preloaded_host_reaches_mallinfo2_and_malloc_trim PROPERTIES SKIP_RETURN_CODE 77)
 endforeach()
+# the record of mimalloc's ranges behind its stats.resident and retained
+add_executable(test_mimalloc_maps test_mimalloc_maps.c
+  ${CMAKE_SOURCE_DIR}/backends/mimalloc_maps.c ${CMAKE_SOURCE_DIR}/backends/pages.c)
+target_include_directories(test_mimalloc_maps PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(test_mimalloc_maps PRIVATE pthread)
+foreach(C trims_and_splits_with_munmap is_unknown_when_full)
+  add_test(NAME mimalloc_maps_${C} COMMAND test_mimalloc_maps ${C})
+endforeach()
