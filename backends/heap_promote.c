@@ -100,27 +100,18 @@ int hp_promote_active(void)
 	return atomic_load_explicit(&promoted, memory_order_relaxed);
 }
 
-/* resident bytes of the remembered mappings, by mincore() in steps of
- * 16 MiB (a vector on the stack: two samplers may run at once); a range
- * that is gone meanwhile (ENOMEM) counts nothing */
+/* resident bytes of the remembered mappings (a range that is gone
+ * meanwhile counts nothing) */
 static uint64_t heap_resident(void)
 {
-	unsigned char vec[4096];
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), step = sizeof vec * page;
 	unsigned n = atomic_load(&n_ranges);
 	uint64_t bytes = 0;
 	for (unsigned i = 0; i < n && i < RANGES; i++) {
 		uintptr_t r = atomic_load(&range_at[i]);
-		size_t len = atomic_load(&range_len[i]);
-		for (size_t off = 0; r && off < len; off += step) {
-			size_t chunk = len - off < step ? len - off : step, pages = (chunk + page - 1) / page;
-			if (mincore((void *)(r + off), chunk, vec) != 0)
-				continue;
-			for (size_t k = 0; k < pages; k++)
-				bytes += vec[k] & 1;
-		}
+		if (r)
+			bytes += hp_pages_resident((void *)r, atomic_load(&range_len[i]));
 	}
-	return bytes * page;
+	return bytes;
 }
 
 /* the fault-cost gate (policy/thp_pays.c), for the heap at density pct:

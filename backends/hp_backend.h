@@ -7,11 +7,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "../policy/hp_policy.h"
 
 struct hugepolicy_stats;
+struct mallinfo2;
 
 /* Hot path: the backend's fastest plain entry points, called directly by
  * the malloc-family dispatch (no wrapper when the backend needs none). */
@@ -38,10 +40,30 @@ struct hp_backend {
 	void (*describe)(char *buf, size_t cap);
 	/* Allocator numbers (stats.* names); unknown ones left HUGEPOLICY_UNKNOWN. */
 	void (*stats)(struct hugepolicy_stats *st);
+	/* glibc's API beyond malloc, given this backend's meaning
+	 * (integration/glibc_api.c calls them, cold paths all):
+	 * trim: give every free page the backend holds back to the system
+	 *   (pad: glibc's, bytes kept at the top of its heap); 1 when memory
+	 *   went back, else 0;
+	 * info: mallinfo2's fields from the backend's own numbers (*mi is 0
+	 *   on entry: a field the backend cannot give stays 0; the pool blocks
+	 *   in front of it are added by the caller);
+	 * opt: mallopt; NULL: no parameter has a meaning here (0, as glibc
+	 *   answers an unknown one);
+	 * print: malloc_stats' text on fp (jemalloc, mimalloc: glibc's
+	 *   totals, hp_malloc_stats_totals, then the backend's own);
+	 * xml: malloc_info's whole answer; NULL: glibc_api.c's XML of the
+	 *   numbers above. */
+	int (*trim)(size_t pad);
+	void (*info)(struct mallinfo2 *mi);
+	int (*opt)(int param, int value);
+	void (*print)(FILE *fp);
+	int (*xml)(int options, FILE *fp);
 };
 
 #pragma GCC visibility push(hidden)
 extern const struct hp_backend hp_backend_system;
+void hp_malloc_stats_totals(FILE *fp);          /* integration/glibc_api.c */
 extern const struct hp_backend hp_backend_jemalloc;
 extern const struct hp_backend hp_backend_mimalloc;
 
@@ -75,6 +97,9 @@ void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct 
 void *hp_pages_map_hugetlb_size(size_t len, size_t align, size_t page_size, size_t *mapped_len,
 				struct hp_tlb_fail *why);
 void hp_pages_unmap(void *p, size_t len);
+/* bytes of [p, p+len) resident now, by mincore() in steps of 16 MiB (a
+ * range that is gone counts nothing); errno may change */
+uint64_t hp_pages_resident(const void *p, size_t len);
 /* len bytes of anonymous memory, 2 MiB-aligned, MADV_HUGEPAGE if thp; NULL
  * if refused (a fork child's copy of a hugetlb mapping). */
 void *hp_pages_map_anon_aligned(size_t len, int thp);
@@ -194,6 +219,13 @@ int hp_mimalloc_os_install(void *handle, int pool, int verbose);
  * thp_small_nohuge: an `always` host where the process switch is not
  * available); hugepolicy's own advice on big blocks comes after and wins. */
 void hp_mimalloc_os_nohuge(int on);
+/* mimalloc_maps.c: the ranges mimalloc holds (its mmaps, less its munmaps,
+ * and hugepolicy's reservation arena); read: their resident bytes and
+ * their length, or ENOSPC when one could not be recorded */
+void hp_mimalloc_maps_init(void);              /* once, before the first add */
+void hp_mimalloc_maps_add(void *p, size_t len);
+void hp_mimalloc_maps_remove(void *p, size_t len);
+int hp_mimalloc_maps_read(uint64_t *resident, uint64_t *mapped);
 
 /* thp_switch.c: prctl(PR_SET_THP_DISABLE) as plan->thp_process says, before
  * the backend starts; 0, or the errno of a refused call (the plan is then
@@ -224,6 +256,7 @@ size_t hpje_malloc_usable_size(void *p);
 size_t hpje_xallocx(void *p, size_t size, size_t extra, int flags);
 void *hpje_mallocx(size_t size, int flags);
 void hpje_dallocx(void *p, int flags);
+void hpje_malloc_stats_print(void (*write_cb)(void *, const char *), void *arg, const char *opts);
 int hpje_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
 int hpje_mallctlnametomib(const char *name, size_t *mibp, size_t *miblenp);
 int hpje_mallctlbymib(const size_t *mib, size_t miblen, void *oldp, size_t *oldlenp, void *newp, size_t newlen);

@@ -14,6 +14,7 @@
 #include "hugepolicy.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -201,9 +202,67 @@ static void jemalloc_stats(struct hugepolicy_stats *st)
 	read_size("stats.retained", &st->retained);
 }
 
+/* MALLCTL_ARENAS_ALL (jemalloc(3)): every arena at once */
+#define ARENAS_ALL "4096"
+
+static uint64_t resident_now(void)
+{
+	uint64_t epoch = 1, r = 0;
+	size_t len = sizeof epoch;
+	hpje_mallctl("epoch", &epoch, &len, &epoch, len);
+	read_size("stats.resident", &r);
+	return r;
+}
+
+/* every arena's dirty and muzzy pages purged now (jemalloc(3)
+ * "arena.<i>.purge"), the calling thread's cache first; pad has no
+ * meaning (jemalloc has no heap top).  1 when stats.resident fell. */
+static int jemalloc_trim(size_t pad)
+{
+	(void)pad;
+	hpje_mallctl("thread.tcache.flush", NULL, NULL, NULL, 0);
+	uint64_t before = resident_now();
+	hpje_mallctl("arena." ARENAS_ALL ".purge", NULL, NULL, NULL, 0);
+	return resident_now() < before;
+}
+
+/* arena: stats.mapped, uordblks: stats.allocated, fordblks: the rest of
+ * what it mapped, keepcost: its dirty and muzzy pages (what malloc_trim
+ * gives back) */
+static void jemalloc_info(struct mallinfo2 *mi)
+{
+	struct hugepolicy_stats st;
+	st.mapped = st.allocated = 0;
+	jemalloc_stats(&st);
+	uint64_t dirty = 0, muzzy = 0, page = 0;
+	read_size("stats.arenas." ARENAS_ALL ".pdirty", &dirty);
+	read_size("stats.arenas." ARENAS_ALL ".pmuzzy", &muzzy);
+	read_size("arenas.page", &page);
+	mi->arena = st.mapped;
+	mi->uordblks = st.allocated;
+	mi->fordblks = st.mapped > st.allocated ? st.mapped - st.allocated : 0;
+	mi->keepcost = (dirty + muzzy) * page;
+}
+
+static void write_to(void *fp, const char *s)
+{
+	fputs(s, fp);
+}
+
+/* glibc's totals, then jemalloc's summary: its malloc_stats_print without
+ * the general, per-arena, bin, large, mutex, extent and HPA tables */
+static void jemalloc_print(FILE *fp)
+{
+	hp_malloc_stats_totals(fp);
+	hpje_malloc_stats_print(write_to, fp, "gmdablxeh");
+}
+
 const struct hp_backend hp_backend_jemalloc = {
 	.name = "jemalloc",
 	.init = jemalloc_init,
 	.describe = jemalloc_describe,
 	.stats = jemalloc_stats,
+	.trim = jemalloc_trim,
+	.info = jemalloc_info,
+	.print = jemalloc_print,
 };

@@ -13,7 +13,9 @@
  * - MADV_DONTNEED/MADV_FREE/MADV_REMOVE on populated hugetlb memory are
  *   not passed on: they would give the pages back to the pool, and the next
  *   touch would need the pool again;
- * - munmap and MAP_FIXED over a recorded range update the record.
+ * - munmap and MAP_FIXED over a recorded range update the record;
+ * - every mapping it holds is recorded in mimalloc_maps.c (its resident
+ *   bytes for stats).
  * What mimalloc got is then read back from the record, never guessed.
  */
 #define _GNU_SOURCE
@@ -39,6 +41,8 @@ static void *os_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 		void *p = mmap(addr, len, prot, flags, fd, off);
 		if (p != MAP_FAILED && (flags & MAP_FIXED))
 			hp_tlb_forget(p, len);
+		else if (p != MAP_FAILED && (flags & MAP_ANONYMOUS))
+			hp_mimalloc_maps_add(p, len);
 		/* auto's heap promotion counts and, once promoted, advises
 		 * MADV_HUGEPAGE itself (heap_promote.c) */
 		int promoted = p != MAP_FAILED && (flags & MAP_ANONYMOUS) &&
@@ -83,6 +87,8 @@ static void *os_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 		return MAP_FAILED;
 	}
 	errno = saved;
+	if (!(flags & MAP_FIXED))       /* MAP_FIXED: over a range it holds already */
+		hp_mimalloc_maps_add(p, mapped);
 	if (verbose && !atomic_exchange(&said, 1))
 		hp_say("hugetlb: first mimalloc segment of %zu bytes mapped and populated from the pool", mapped);
 	return p;
@@ -91,6 +97,8 @@ static void *os_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 static int os_munmap(void *p, size_t len)
 {
 	int rc = munmap(p, len);
+	if (rc == 0)
+		hp_mimalloc_maps_remove(p, len);
 	if (rc == 0 && hp_tlb_overlaps(p, len))
 		hp_tlb_forget(p, len);
 	else if (rc == 0)
@@ -119,6 +127,7 @@ int hp_mimalloc_os_install(void *handle, int pool, int say)
 	};
 	atomic_store(&allow_pool, pool);
 	verbose = say;
+	hp_mimalloc_maps_init();
 	/* mmap first: without it mimalloc's hugetlb cannot be governed (the
 	 * caller must keep large_os_pages off: ENOENT); without munmap/madvise
 	 * the pool is not safe, but mmap refuses it (EAGAIN) */

@@ -65,6 +65,22 @@ void *hp_pages_map_anon_aligned(size_t len, int thp)
 	return tmp;
 }
 
+uint64_t hp_pages_resident(const void *p, size_t len)
+{
+	unsigned char vec[4096];        /* on the stack: callers may run at once */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), step = sizeof vec * page;
+	uintptr_t r = (uintptr_t)p;
+	uint64_t pages = 0;
+	for (size_t off = 0; off < len; off += step) {
+		size_t chunk = len - off < step ? len - off : step, n = (chunk + page - 1) / page;
+		if (mincore((void *)(r + off), chunk, vec) != 0)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			pages += vec[k] & 1;
+	}
+	return pages * page;
+}
+
 void hp_pages_unmap(void *p, size_t len)
 {
 	int saved = errno;

@@ -25,7 +25,13 @@
 #include <string.h>
 
 static struct hp_alloc_ops libc;                 /* glibc's own entry points */
-static struct mallinfo2 (*libc_mallinfo2)(void);
+static struct {                                 /* glibc's API beyond malloc */
+	struct mallinfo2 (*mallinfo2)(void);
+	int (*trim)(size_t pad);
+	int (*mallopt)(int param, int value);
+	void (*stats)(void);
+	int (*info)(int options, FILE *fp);
+} libc_api;
 static size_t threshold = 4u * HP_MIB;
 static size_t pool_min = 4u * HP_MIB;            /* hugetlb blocks from this size on */
 static int mode = HP_PAGES_OFF;                  /* effective mode */
@@ -43,7 +49,11 @@ static int resolve(void)
 	libc.realloc = (void *(*)(void *, size_t))dlsym(h, "__libc_realloc");
 	libc.memalign = (void *(*)(size_t, size_t))dlsym(h, "__libc_memalign");
 	libc.usable_size = (size_t (*)(void *))dlsym(h, "malloc_usable_size");
-	libc_mallinfo2 = (struct mallinfo2 (*)(void))dlsym(h, "mallinfo2");
+	libc_api.mallinfo2 = (struct mallinfo2 (*)(void))dlsym(h, "mallinfo2");
+	libc_api.trim = (int (*)(size_t))dlsym(h, "malloc_trim");
+	libc_api.mallopt = (int (*)(int, int))dlsym(h, "mallopt");
+	libc_api.stats = (void (*)(void))dlsym(h, "malloc_stats");
+	libc_api.info = (int (*)(int, FILE *))dlsym(h, "malloc_info");
 	dlclose(h);                             /* NOLOAD handle: drops the extra reference */
 	if (!libc.malloc || !libc.free || !libc.calloc || !libc.realloc || !libc.memalign || !libc.usable_size)
 		return ENOENT;
@@ -89,15 +99,56 @@ static void system_describe(char *buf, size_t cap)
 		hp_buf_printf(&b, ", base pages");
 }
 
+static void system_info(struct mallinfo2 *mi)
+{
+	if (libc_api.mallinfo2)         /* glibc >= 2.33 */
+		*mi = libc_api.mallinfo2();
+}
+
+/* allocated: glibc's chunks in use (uordblks + hblkhd), headers and
+ * rounding included - glibc counts no smaller unit.  active is the same:
+ * glibc carves chunks end to end from its heaps, with no page-sized runs
+ * or size-class slabs whose unused room active would add.  mapped: its
+ * heaps' bytes (arena) and mmapped chunks.  metadata, resident and
+ * retained stay unknown: glibc's metadata is each chunk's header, inside
+ * allocated, and it counts no chunk in use; it maps its heaps and big
+ * chunks by internal calls (__mmap, sbrk) that nobody outside libc sees,
+ * so no one can mincore() them, and mallinfo2 has no count of resident
+ * pages or of the address space its heaps keep PROT_NONE (man
+ * hugepolicy(3), "Numbers per backend"). */
 static void system_stats(struct hugepolicy_stats *st)
 {
 	struct hp_tlb_counts c;
 	hp_tlb_counts(HP_TLB_BLOCK, &c);
-	if (libc_mallinfo2) {
-		struct mallinfo2 mi = libc_mallinfo2();
-		st->allocated = mi.uordblks + mi.hblkhd + c.pool_bytes;   /* in-use + mmapped chunks */
-		st->mapped = mi.arena + mi.hblkhd + c.pool_bytes;         /* sbrk/heap bytes + mmapped */
-	}
+	struct mallinfo2 mi;
+	memset(&mi, 0, sizeof mi);
+	system_info(&mi);
+	st->allocated = st->active = mi.uordblks + mi.hblkhd + c.pool_bytes;
+	st->mapped = mi.arena + mi.hblkhd + c.pool_bytes;
+}
+
+static int system_trim(size_t pad)
+{
+	return libc_api.trim ? libc_api.trim(pad) : 0;
+}
+
+static int system_opt(int param, int value)
+{
+	return libc_api.mallopt ? libc_api.mallopt(param, value) : 0;
+}
+
+/* glibc's text, glibc's numbers: the pool's blocks are in hugepolicy's
+ * own report (hugepolicy.hugetlb_bytes) */
+static void system_print(FILE *fp)
+{
+	(void)fp;               /* glibc's malloc_stats writes to stderr */
+	if (libc_api.stats)
+		libc_api.stats();
+}
+
+static int system_xml(int options, FILE *fp)
+{
+	return libc_api.info ? libc_api.info(options, fp) : ENOSYS;
 }
 
 const struct hp_backend hp_backend_system = {
@@ -105,4 +156,9 @@ const struct hp_backend hp_backend_system = {
 	.init = system_init,
 	.describe = system_describe,
 	.stats = system_stats,
+	.trim = system_trim,
+	.info = system_info,
+	.opt = system_opt,
+	.print = system_print,
+	.xml = system_xml,
 };

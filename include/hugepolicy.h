@@ -34,8 +34,10 @@ extern "C" {
  *
  * Allocator fields carry jemalloc's mallctl names (stats.allocated, ...) and
  * mean the same thing; for glibc and mimalloc they are the closest quantity
- * the backend reports, or HUGEPOLICY_UNKNOWN.  Process fields come from the
- * kernel: /proc/self/smaps_rollup and getrusage(2).
+ * the backend reports, or HUGEPOLICY_UNKNOWN where none is (glibc: metadata,
+ * resident, retained; mimalloc 2.0: allocated, active, metadata - the
+ * reasons in hugepolicy(3), "Numbers per backend").  Process fields come
+ * from the kernel: /proc/self/smaps_rollup and getrusage(2).
  */
 struct hugepolicy_stats {
 	uint32_t size;              /* in: sizeof(struct hugepolicy_stats)     */
@@ -86,7 +88,8 @@ struct hugepolicy_stats {
  * of `allocated`).  Returns 0, or EINVAL if st is NULL or st->size too small.
  * Initialises the library if no allocation has yet done so.
  * Thread-safe.  Cost: one read of /proc/self/smaps_rollup (tens of µs) and,
- * for jemalloc, an epoch refresh (the mallctl "epoch" idiom).
+ * for jemalloc, an epoch refresh (the mallctl "epoch" idiom); for mimalloc,
+ * mincore(2) over its heap (about 1 ms per GiB mapped).
  */
 int hugepolicy_stats(struct hugepolicy_stats *st);
 

@@ -49,9 +49,12 @@ static int stub_refuse(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 static void stub_describe(char *buf, size_t cap) { hp_strlcpy(buf, "stub", cap); }
 static void stub_stats(struct hugepolicy_stats *st) { (void)st; }
 
-const struct hp_backend hp_backend_system = { "system", stub_init, stub_describe, stub_stats };
-const struct hp_backend hp_backend_jemalloc = { "jemalloc", stub_init, stub_describe, stub_stats };
-const struct hp_backend hp_backend_mimalloc = { "mimalloc", stub_refuse, stub_describe, stub_stats };
+const struct hp_backend hp_backend_system = { .name = "system", .init = stub_init, .describe = stub_describe,
+					       .stats = stub_stats };
+const struct hp_backend hp_backend_jemalloc = { .name = "jemalloc", .init = stub_init, .describe = stub_describe,
+						 .stats = stub_stats };
+const struct hp_backend hp_backend_mimalloc = { .name = "mimalloc", .init = stub_refuse, .describe = stub_describe,
+						 .stats = stub_stats };
 
 /* api.c's, which init.c's destructor calls */
 int hugepolicy_report(int fd, unsigned flags) { (void)fd, (void)flags; return 0; }
