@@ -131,7 +131,7 @@ static void start_up(void)
 
 static void say_decisions(void)
 {
-	char cfg[512];
+	char cfg[1024];
 	const struct hp_plan *pl = &hp_rt.plan;
 	if (!pl->verbose || !hp_rt.backend)
 		return;

@@ -319,6 +319,9 @@ void hp_buf_printf(struct hp_buf *b, const char *fmt, ...) __attribute__((format
  * most max bytes of that, then "..." if s had more (values from the
  * environment: 64). */
 void hp_buf_escaped(struct hp_buf *b, const char *s, size_t max);
+/* The longest line hp_say writes, its newline included: a backend's whole
+ * config line (a user's MALLOC_CONF cut at 64 bytes) fits. */
+#define HP_SAY_MAX (1024 + 128)
 /* Append "hugepolicy[NAME PID]: ", the name escaped and capped at 64 bytes. */
 void hp_buf_prefix(struct hp_buf *b);
 /* Copy src into dst[cap], truncating; always NUL-terminated. */

@@ -8,6 +8,7 @@ set(REPORT_SH sh ${CMAKE_CURRENT_SOURCE_DIR}/test_report.sh)
 foreach(B ${BACKENDS})
   add_test(NAME ${B}_report_never_writes_into_a_host_file_on_fd_2 COMMAND ${REPORT_SH} fd2 ${CMAKE_BINARY_DIR} ${B})
 endforeach()
+add_test(NAME long_backend_variables_are_cut_and_the_sentence_kept COMMAND ${REPORT_SH} long-values ${CMAKE_BINARY_DIR})
 add_test(NAME hugepolicy_log_gets_every_line_and_the_report COMMAND ${REPORT_SH} log ${CMAKE_BINARY_DIR})
 add_test(NAME bad_env_values_with_control_bytes_print_one_whole_line_each COMMAND ${REPORT_SH} env ${CMAKE_BINARY_DIR})
 add_test(NAME program_name_with_control_and_invalid_utf8_bytes_keeps_lines_and_json_valid

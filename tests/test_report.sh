@@ -11,6 +11,8 @@
 #                       stay whole and the JSON report parses
 #   setuid BUILD        a set-user-ID root copy run by user 65534 ignores
 #                       HUGEPOLICY_LOG (skip 77 without root)
+#   long-values BUILD   a long MIMALLOC_LARGE_OS_PAGES or MALLOC_CONF is cut
+#                       in hugepolicy's line, and the sentence ends whole
 set -u
 case=$1
 build=$2
@@ -152,6 +154,17 @@ setuid)
 	check "the log file is not created" [ ! -e "$dir/made-by-root" ]
 	check "the refusal is said in one line" [ "$(grep -c "HUGEPOLICY_LOG='$dir/made-by-root' is not valid .*not in set-user-ID programs.*; using the default ''$" "$err")" -eq 1 ]
 	check "the lines go to stderr instead" [ "$(grep -c 'backend system (default)' "$err")" -eq 1 ]
+	;;
+long-values)
+	long=$(head -c 2000 /dev/zero | tr '\0' x)
+	MIMALLOC_LARGE_OS_PAGES=$long HUGEPOLICY_BACKEND=mimalloc "$host" 2>"$err"
+	cut -c 1-200 "$err"
+	check "MIMALLOC_LARGE_OS_PAGES: the value cut at 64 bytes, the sentence whole" \
+		grep -q "MIMALLOC_LARGE_OS_PAGES='x\{64\}\.\.\.' is not a value mimalloc knows (.*); mimalloc reads it as large_os_pages=[0-9]*$" "$err"
+	conf=$(for i in $(seq 100); do printf 'narenas:4,'; done)narenas:4
+	MALLOC_CONF=$conf HUGEPOLICY_VERBOSE=1 HUGEPOLICY_BACKEND=jemalloc "$host" 2>"$err"
+	check "MALLOC_CONF: the config line cuts the value, the sentence whole" \
+		grep -q "config jemalloc .* (MALLOC_CONF='\(narenas:4,\)*nare\.\.\.' applied after hugepolicy's)$" "$err"
 	;;
 *)
 	echo "unknown case $case"; exit 2 ;;
