@@ -16,6 +16,11 @@
  * binds malloc to the first copy, so the second one's constructor sees that
  * the malloc in force belongs to another hugepolicy and does not start up.
  *
+ * Where lines go is log.c's: the first process of a tree exports
+ * HUGEPOLICY_REPORT_STDERR, naming its stderr, from the library constructor
+ * (not inside malloc: setenv takes the environment lock), and a process
+ * that reports at exit keeps a copy of its stderr for the report.
+ *
  * Publication (the end of start-up): the hot path's malloc and free
  * pointers, then hp_current, each a release store; a thread that reads a
  * backend pointer sees the backend started.
@@ -91,6 +96,8 @@ static void start_up(void)
 		o.verbose = 0;          /* not the process that reports: policy only */
 		o.stats = HP_STATS_NONE;
 	}
+	if ((o.verbose || o.stats != HP_STATS_NONE) && (o.log == NULL || *o.log == '\0'))
+		hp_log_keep_stderr(o.report_pid == 0);  /* for the report at exit */
 	/* a user's MIMALLOC_LARGE_OS_PAGES overrides the mode: probe as for auto */
 	hp_probe_for_plan(&hp_rt.probe, o.user_mi_large && o.backend == HP_BACKEND_MIMALLOC ?
 			  HP_PAGES_AUTO : o.pages, o.backend);
@@ -198,6 +205,12 @@ __attribute__((constructor)) static void hp_constructor(void)
 	if (!hp_ready() && another_copy_in_force())
 		return;                 /* inert: no start-up, no report */
 	hp_init();
+	const char *name = hp_option_table[HP_OPT_REPORT_STDERR].env;
+	char value[48];
+	const char *inherited = getenv(name);
+	if ((inherited == NULL || *inherited == '\0') &&
+	    hp_log_tree_value(value, sizeof value) == 0)
+		setenv(name, value, 1);         /* this process starts the tree */
 }
 
 __attribute__((destructor)) static void hp_destructor(void)

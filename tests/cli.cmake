@@ -27,4 +27,4 @@ set_tests_properties(run_stops_at_the_first_non_option run_stats_takes_a_separat
   run_preloads_the_versioned_soname version_prints_library_jemalloc_mimalloc_glibc
   reports_come_from_the_command_not_its_children run_inherit_makes_every_descendant_report
   a_second_preloaded_copy_stays_inert
-  PROPERTIES ENVIRONMENT "HUGEPOLICY_LIBRARY=;HUGEPOLICY_REPORT_PID=;LD_PRELOAD=")
+  PROPERTIES ENVIRONMENT "HUGEPOLICY_LIBRARY=;HUGEPOLICY_REPORT_PID=;HUGEPOLICY_REPORT_STDERR=;LD_PRELOAD=")
