@@ -15,6 +15,9 @@
  * the same process (two paths in LD_PRELOAD) stays inert: the dynamic linker
  * binds malloc to the first copy, so the second one's constructor sees that
  * the malloc in force belongs to another hugepolicy and does not start up.
+ * Preloaded into the hugepolicy CLI (a nested `hugepolicy run`), the library
+ * serves glibc's malloc with no policy and prints nothing: the CLI's
+ * executable exports hugepolicy_cli_process, which the library looks for.
  *
  * Where lines go is log.c's: the first process of a tree exports
  * HUGEPOLICY_REPORT_STDERR, naming its stderr, from the library constructor
@@ -84,13 +87,26 @@ static const char *env_get(const char *name)
  * hidden, so libhugepolicy.so resolves it to nothing at link time). */
 extern void hp_test_during_start_up(void) __attribute__((weak, visibility("hidden")));
 
+/* Defined (and exported) by the hugepolicy CLI's executable only. */
+extern const char hugepolicy_cli_process __attribute__((weak, visibility("default")));
+
+static int in_the_cli(void)
+{
+	return &hugepolicy_cli_process != NULL;
+}
+
 static void start_up(void)
 {
 	hp_thp_own_memory_nohuge();             /* before anything here writes to it */
 	if (hp_test_during_start_up)
 		hp_test_during_start_up();
 	struct hp_options o;
-	hp_options_read(&o, env_get);
+	if (in_the_cli()) {
+		hp_options_defaults(&o);        /* no environment: no warning, no line */
+		o.pages = HP_PAGES_OFF;
+	} else {
+		hp_options_read(&o, env_get);
+	}
 	hp_rt.report_pid = o.report_pid;
 	if (o.report_pid && o.report_pid != getpid()) {
 		o.verbose = 0;          /* not the process that reports: policy only */
@@ -102,6 +118,10 @@ static void start_up(void)
 	hp_probe_for_plan(&hp_rt.probe, o.user_mi_large && o.backend == HP_BACKEND_MIMALLOC ?
 			  HP_PAGES_AUTO : o.pages, o.backend);
 	hp_plan_make(&o, &hp_rt.probe, &hp_rt.plan);
+	if (in_the_cli()) {
+		hp_rt.plan.thp_process = HP_THP_PROC_KEEP;     /* CMD would inherit a switch */
+		hp_rt.plan.thp_small_nohuge = 0;
+	}
 	hp_thp_switch_apply(&hp_rt.plan);       /* before the backend maps anything */
 	hp_rt.backend_source = (o.set_mask & (1u << HP_OPT_BACKEND)) ? "HUGEPOLICY_BACKEND" : "default";
 
@@ -208,7 +228,7 @@ __attribute__((constructor)) static void hp_constructor(void)
 	const char *name = hp_option_table[HP_OPT_REPORT_STDERR].env;
 	char value[48];
 	const char *inherited = getenv(name);
-	if ((inherited == NULL || *inherited == '\0') &&
+	if (!in_the_cli() && (inherited == NULL || *inherited == '\0') &&
 	    hp_log_tree_value(value, sizeof value) == 0)
 		setenv(name, value, 1);         /* this process starts the tree */
 }
