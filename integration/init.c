@@ -19,10 +19,12 @@
  * serves glibc's malloc with no policy and prints nothing: the CLI's
  * executable exports hugepolicy_cli_process, which the library looks for.
  *
- * Where lines go is log.c's: the first process of a tree exports
- * HUGEPOLICY_REPORT_STDERR, naming its stderr, from the library constructor
- * (not inside malloc: setenv takes the environment lock), and a process
- * that reports at exit keeps a copy of its stderr for the report.
+ * Where lines go is log.c's: the first process of a tree (or of a subtree
+ * whose parent gave it a new stderr) exports HUGEPOLICY_REPORT_STDERR,
+ * naming its stderr, when LD_PRELOAD carries the library to its children,
+ * from the library constructor (not inside malloc: past 254 variables it
+ * is setenv, which takes the environment lock), and a process that
+ * reports at exit keeps a copy of its stderr for the report.
  *
  * Publication (the end of start-up): the hot path's malloc and free
  * pointers, then hp_current, each a release store; a thread that reads a
@@ -206,6 +208,34 @@ int hp_ready(void)
 	return atomic_load_explicit(&state, memory_order_acquire) == STATE_READY;
 }
 
+/* HUGEPOLICY_REPORT_STDERR=value into environ without allocating (a block
+ * taken here would shift the backend's layout in every host): a static copy
+ * of the array with the entry added (an inherited empty one replaced);
+ * setenv only past 254 variables.  A later setenv by the host copies the
+ * array into its own, as it does with the one the kernel gave. */
+extern char **environ;
+static void export_tree_stderr(const char *value)
+{
+	static char entry[96];
+	static char *env[256];
+	const char *name = hp_option_table[HP_OPT_REPORT_STDERR].env;
+	size_t n = strlen(name), k = 0;
+	struct hp_buf b = { entry, sizeof entry, 0 };
+	hp_buf_printf(&b, "%s=%s", name, value);
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			continue;
+		if (k + 2 >= sizeof env / sizeof env[0]) {
+			setenv(name, value, 1);
+			return;
+		}
+		env[k++] = *e;
+	}
+	env[k++] = entry;
+	env[k] = NULL;
+	environ = env;
+}
+
 /* The malloc and hugepolicy_version in force are both another object's: an
  * earlier copy of libhugepolicy owns this process.  (Another allocator in
  * front of us - a sanitizer, a libjemalloc linked first - is not a copy:
@@ -225,12 +255,13 @@ __attribute__((constructor)) static void hp_constructor(void)
 	if (!hp_ready() && another_copy_in_force())
 		return;                 /* inert: no start-up, no report */
 	hp_init();
-	const char *name = hp_option_table[HP_OPT_REPORT_STDERR].env;
+	/* only where children load the library too (LD_PRELOAD: `hugepolicy
+	 * run`, or set by hand): a host that links it, for regions say, keeps
+	 * its environment as it was */
 	char value[48];
-	const char *inherited = getenv(name);
-	if (!in_the_cli() && (inherited == NULL || *inherited == '\0') &&
-	    hp_log_tree_value(value, sizeof value) == 0)
-		setenv(name, value, 1);         /* this process starts the tree */
+	const char *preload = getenv("LD_PRELOAD");
+	if (preload && *preload && hp_log_tree_export(value, sizeof value))     /* a (sub)tree starts here */
+		export_tree_stderr(value);
 }
 
 __attribute__((destructor)) static void hp_destructor(void)

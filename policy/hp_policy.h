@@ -344,12 +344,14 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b);
  * at start-up (hp_options_read) or the first message, whichever is first. */
 void hp_log_start(void);
 /* The stderr of the process tree, from HUGEPOLICY_REPORT_STDERR (enum
- * hp_stderr_tree): unless fd 2 at start-up is that file, fd 2 is never
- * written to.  It only takes the sink away, never gives one. */
+ * hp_stderr_tree): fd 2 is written to only if at start-up it is that
+ * file, or a file the parent does not have on its own fd 2 (one it set up
+ * for this process: the subtree's stderr).  It only takes the sink away,
+ * never gives one. */
 void hp_log_tree(int state, unsigned long long dev, unsigned long long ino);
-/* The value of HUGEPOLICY_REPORT_STDERR that names this process's stderr:
- * "DEV:INO", or "none" without one.  0 or ENAMETOOLONG. */
-int hp_log_tree_value(char *out, size_t cap);
+/* 1 and the value of HUGEPOLICY_REPORT_STDERR to export in out ("DEV:INO",
+ * or "none") when this process starts a tree or a subtree; else 0. */
+int hp_log_tree_export(char *out, size_t cap);
 /* Keep a copy of stderr (high, close-on-exec) for a report at exit, so that
  * it still reaches the tree's stderr when the host closed fd 2 first;
  * children_report: forked children report too and keep it (else they

@@ -11,10 +11,15 @@
  *    (st_dev/st_ino);
  *  - HUGEPOLICY_REPORT_STDERR names the stderr of the tree: "DEV:INO", or
  *    "none" when its first process started without fd 2.  The first process
- *    (the variable unset) exports its own record; a process that inherits
- *    the variable keeps fd 2 as a sink only if its start-up fd 2 is that
- *    file.  The variable only ever takes a sink away, never gives one: a
- *    process whose own fd 2 was closed at start-up never writes there;
+ *    (the variable unset) exports its own record.  A process whose start-up
+ *    fd 2 is not that file looks at its parent's fd 2 now
+ *    (/proc/PPID/fd/2): the same file (or it cannot be told) means the
+ *    parent passed on a file it opened for itself - fd 2 is then never
+ *    written to; another file means the parent set up a new stderr for this
+ *    process (a pipe to capture it, 2>file), which becomes the stderr of
+ *    its subtree (exported again).  The variable only ever takes a sink
+ *    away, never gives one: a process whose own fd 2 was closed at start-up
+ *    never writes there;
  *  - a message goes to fd 2 only while fstat(2) still names the recorded
  *    file; otherwise it is dropped.
  *
@@ -55,6 +60,7 @@ static atomic_int fd2_state;
 static _Atomic unsigned long long fd2_dev, fd2_ino;
 static atomic_int kept_fd = -1;             /* the copy of stderr kept for the exit report */
 static int kept_in_children;                /* forked children report too: they keep it */
+static atomic_int starts_tree;              /* export HUGEPOLICY_REPORT_STDERR for the subtree */
 
 static char log_path[HP_LOG_PATH_MAX];      /* template, absolute when it could be made so */
 static atomic_int log_on;                   /* log_path is set */
@@ -76,23 +82,54 @@ void hp_log_start(void)
 	atomic_compare_exchange_strong(&fd2_state, &expected, s);
 }
 
+/* The parent's fd 2 now is the file dev/ino, or it cannot be told
+ * (/proc/PPID/fd/2 unreadable: another user's process, no /proc, the
+ * parent's fd 2 closed). */
+static int parent_fd2_may_be(unsigned long long dev, unsigned long long ino)
+{
+	char path[48];
+	struct stat st;
+	struct hp_buf b = { path, sizeof path, 0 };
+	hp_buf_printf(&b, "/proc/%d/fd/2", (int)getppid());
+	int saved = errno;
+	int r = stat(path, &st);
+	errno = saved;
+	return r != 0 || ((unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino);
+}
+
 void hp_log_tree(int state, unsigned long long dev, unsigned long long ino)
 {
 	hp_log_start();
-	if (state == HP_STDERR_NONE ||
-	    (state == HP_STDERR_FILE && (dev != atomic_load(&fd2_dev) || ino != atomic_load(&fd2_ino))))
+	if (state == HP_STDERR_UNSET) {
+		atomic_store(&starts_tree, 1);  /* the first process: its fd 2, or none */
+		return;
+	}
+	if (atomic_load_explicit(&fd2_state, memory_order_acquire) != FD2_OPEN)
+		return;                 /* no stderr of its own: never one */
+	unsigned long long d = atomic_load(&fd2_dev), i = atomic_load(&fd2_ino);
+	if (state == HP_STDERR_FILE && dev == d && ino == i)
+		return;                 /* the tree's stderr */
+	if (parent_fd2_may_be(d, i)) {
+		/* the parent passed on its own fd 2, which is not the tree's
+		 * stderr: a file it opened for itself */
 		atomic_store_explicit(&fd2_state, FD2_NONE, memory_order_release);
+		return;
+	}
+	/* the parent set up a new stderr for this process (a pipe, 2>file):
+	 * the stderr of its subtree */
+	atomic_store(&starts_tree, 1);
 }
 
-int hp_log_tree_value(char *out, size_t cap)
+int hp_log_tree_export(char *out, size_t cap)
 {
 	struct hp_buf b = { out, cap, 0 };
-	hp_log_start();
+	if (!atomic_load(&starts_tree))
+		return 0;
 	if (atomic_load_explicit(&fd2_state, memory_order_acquire) == FD2_OPEN)
 		hp_buf_printf(&b, "%llu:%llu", atomic_load(&fd2_dev), atomic_load(&fd2_ino));
 	else
 		hp_buf_printf(&b, "none");
-	return b.len + 1 < cap ? 0 : ENAMETOOLONG;
+	return b.len + 1 < cap;
 }
 
 /* fd is the file fd 2 was at start-up, and that is the tree's stderr */

@@ -264,8 +264,9 @@ const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 	[HP_OPT_REPORT_STDERR] = { "report_stderr", "HUGEPOLICY_REPORT_STDERR", "",
 		"DEV:INO (decimal), none, or \"\"", parse_report_stderr,
 		"the stderr of the process tree, set by its first process: a process writes to its fd 2 "
-		"only if that is this file (none: never), so no line lands in a file a program opened on "
-		"fd 2 (\"\": this process's fd 2 at start-up)" },
+		"only if that is this file or a new stderr its parent set up for it (not the parent's own "
+		"fd 2), so no line lands in a file a program opened on fd 2 (\"\": this process starts "
+		"the tree)" },
 };
 
 void hp_options_defaults(struct hp_options *o)

@@ -14,7 +14,9 @@
 #   tree BUILD BACKEND  a host that opens a data file on fds 0-2 (closed at
 #                       start, or closed in main) and calls system(): the
 #                       child's warning, verbose lines and exit report never
-#                       land in the file (under run and plain LD_PRELOAD)
+#                       land in the file (under run and plain LD_PRELOAD);
+#                       a stderr a parent sets up for its child (bash's
+#                       2>file, a pipe) still gets the child's lines
 #   tree-fallback BUILD BACKEND PYTHON  the same for a child's hugetlb
 #                       fallback line
 #                       (run inside hugetlb_pool.sh 8: 8 pool pages)
@@ -201,6 +203,16 @@ tree|tree-fallback)
 			check "$how $setting, fds 0-2 replaced in main: host ran" [ $? -eq 0 ]
 			check "$how $setting, fds 0-2 replaced in main: the file holds only DATA" data_only
 			data_only || show "$dir/data"
+			[ "$case" = tree ] || continue
+			# a stderr the parent set up for the child is the child's (bash
+			# opens it in the child; dash opens it on its own fd 2 before it
+			# forks, which a child cannot tell from 1a's data file)
+			env "$setting" HUGEPOLICY_REPORT_PID= "$@" bash -c "$child 2>'$dir/child.err'; :" 2>"$err"
+			check "$how $setting: a child whose bash redirected its stderr prints there" \
+				grep -q 'hugepolicy' "$dir/child.err"
+			env "$setting" HUGEPOLICY_REPORT_PID= "$@" sh -c "$child 2>&1 | cat" 2>"$err" >"$dir/piped"
+			check "$how $setting: a child whose stderr is piped to cat prints there" \
+				grep -q 'hugepolicy' "$dir/piped"
 		done
 	done
 	;;
