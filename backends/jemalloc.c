@@ -177,9 +177,12 @@ static void jemalloc_describe(char *buf, size_t cap)
 	}
 	hp_jemalloc_hugetlb_describe(&b);
 	hp_jemalloc_arenas_describe(&b);
-	if (user_conf)
-		hp_buf_printf(&b, " (MALLOC_CONF='%s' applied after hugepolicy's%s)", user_conf,
-			      strstr(user_conf, "thp") ? " and wins" : "");
+	if (user_conf) {
+		/* the value cut and escaped, the sentence whole */
+		hp_buf_printf(&b, " (MALLOC_CONF='");
+		hp_buf_escaped(&b, user_conf, 64);
+		hp_buf_printf(&b, "' applied after hugepolicy's%s)", strstr(user_conf, "thp") ? " and wins" : "");
+	}
 }
 
 static void read_size(const char *name, uint64_t *out)

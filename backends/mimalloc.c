@@ -230,10 +230,13 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	int ignored;
 	char *end = NULL;
 	if (user_large && hp_parse_bool(user_large, &ignored) != 0 &&
-	    (strtol(user_large, &end, 10), end == user_large || *end != '\0'))
+	    (strtol(user_large, &end, 10), end == user_large || *end != '\0')) {
+		char shown[64 + 8] = "";        /* the value cut and escaped, the sentence whole */
+		hp_buf_escaped(&(struct hp_buf){ shown, sizeof shown, 0 }, user_large, 64);
 		hp_say("MIMALLOC_LARGE_OS_PAGES='%s' is not a value mimalloc knows (a number, on/off, "
-		       "yes/no, true/false); mimalloc reads it as large_os_pages=%ld", user_large,
+		       "yes/no, true/false); mimalloc reads it as large_os_pages=%ld", shown,
 		       mi.option_get(MI_LARGE_OS_PAGES));
+	}
 	int large_scope = decide_large(plan, h);
 	if (hidden)
 		hp_mimalloc_reserve_replay(h, &(struct hp_buf){ user_reserve_note, sizeof user_reserve_note, 0 });

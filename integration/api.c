@@ -196,7 +196,7 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 	int json = (flags & HUGEPOLICY_REPORT_JSON) != 0, first = 0;
 	st.size = sizeof st;
 	hugepolicy_stats(&st);
-	char thp[480], config[512];
+	char thp[480], config[1024];
 	thp_note(thp, sizeof thp);
 	/* whole: the struct's config[] is cut at 191 bytes */
 	hp_strlcpy(config, st.config, sizeof config);

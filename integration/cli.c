@@ -6,12 +6,17 @@
  * Exit status: 0 ok, 1 failure of the thing asked, 2 usage error; `run`
  * exits with CMD's status (127 if CMD cannot be executed).
  * The CLI itself does not load libhugepolicy: its own allocations stay
- * glibc's, and decisions are printed once, by the program it runs.
+ * glibc's, and decisions are printed once, by the program it runs.  When
+ * an outer `hugepolicy run` preloads the library into the CLI, the library
+ * finds hugepolicy_cli_process (exported from this executable) and stays
+ * quiet: glibc's malloc, no policy, no line.
  */
 #include "hp_cli.h"
 
 #include <stdio.h>
 #include <string.h>
+
+const char hugepolicy_cli_process = 1;
 
 static const char usage_main[] =
 	"usage: hugepolicy <command> [options]\n"

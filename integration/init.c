@@ -15,6 +15,16 @@
  * the same process (two paths in LD_PRELOAD) stays inert: the dynamic linker
  * binds malloc to the first copy, so the second one's constructor sees that
  * the malloc in force belongs to another hugepolicy and does not start up.
+ * Preloaded into the hugepolicy CLI (a nested `hugepolicy run`), the library
+ * serves glibc's malloc with no policy and prints nothing: the CLI's
+ * executable exports hugepolicy_cli_process, which the library looks for.
+ *
+ * Where lines go is log.c's: the first process of a tree (or of a subtree
+ * whose parent gave it a new stderr) exports HUGEPOLICY_REPORT_STDERR,
+ * naming its stderr, when LD_PRELOAD carries the library to its children,
+ * from the library constructor (not inside malloc: past 254 variables it
+ * is setenv, which takes the environment lock), and a process that
+ * reports at exit keeps a copy of its stderr for the report.
  *
  * Publication (the end of start-up): the hot path's malloc and free
  * pointers, then hp_current, each a release store; a thread that reads a
@@ -79,22 +89,41 @@ static const char *env_get(const char *name)
  * hidden, so libhugepolicy.so resolves it to nothing at link time). */
 extern void hp_test_during_start_up(void) __attribute__((weak, visibility("hidden")));
 
+/* Defined (and exported) by the hugepolicy CLI's executable only. */
+extern const char hugepolicy_cli_process __attribute__((weak, visibility("default")));
+
+static int in_the_cli(void)
+{
+	return &hugepolicy_cli_process != NULL;
+}
+
 static void start_up(void)
 {
 	hp_thp_own_memory_nohuge();             /* before anything here writes to it */
 	if (hp_test_during_start_up)
 		hp_test_during_start_up();
 	struct hp_options o;
-	hp_options_read(&o, env_get);
+	if (in_the_cli()) {
+		hp_options_defaults(&o);        /* no environment: no warning, no line */
+		o.pages = HP_PAGES_OFF;
+	} else {
+		hp_options_read(&o, env_get);
+	}
 	hp_rt.report_pid = o.report_pid;
 	if (o.report_pid && o.report_pid != getpid()) {
 		o.verbose = 0;          /* not the process that reports: policy only */
 		o.stats = HP_STATS_NONE;
 	}
+	if ((o.verbose || o.stats != HP_STATS_NONE) && (o.log == NULL || *o.log == '\0'))
+		hp_log_keep_stderr(o.report_pid == 0);  /* for the report at exit */
 	/* a user's MIMALLOC_LARGE_OS_PAGES overrides the mode: probe as for auto */
 	hp_probe_for_plan(&hp_rt.probe, o.user_mi_large && o.backend == HP_BACKEND_MIMALLOC ?
 			  HP_PAGES_AUTO : o.pages, o.backend);
 	hp_plan_make(&o, &hp_rt.probe, &hp_rt.plan);
+	if (in_the_cli()) {
+		hp_rt.plan.thp_process = HP_THP_PROC_KEEP;     /* CMD would inherit a switch */
+		hp_rt.plan.thp_small_nohuge = 0;
+	}
 	hp_thp_switch_apply(&hp_rt.plan);       /* before the backend maps anything */
 	hp_rt.backend_source = (o.set_mask & (1u << HP_OPT_BACKEND)) ? "HUGEPOLICY_BACKEND" : "default";
 
@@ -133,7 +162,7 @@ static void start_up(void)
 
 static void say_decisions(void)
 {
-	char cfg[512];
+	char cfg[1024];
 	const struct hp_plan *pl = &hp_rt.plan;
 	if (!pl->verbose || !hp_rt.backend)
 		return;
@@ -181,6 +210,34 @@ int hp_ready(void)
 	return atomic_load_explicit(&state, memory_order_acquire) == STATE_READY;
 }
 
+/* HUGEPOLICY_REPORT_STDERR=value into environ without allocating (a block
+ * taken here would shift the backend's layout in every host): a static copy
+ * of the array with the entry added (an inherited empty one replaced);
+ * setenv only past 254 variables.  A later setenv by the host copies the
+ * array into its own, as it does with the one the kernel gave. */
+extern char **environ;
+static void export_tree_stderr(const char *value)
+{
+	static char entry[96];
+	static char *env[256];
+	const char *name = hp_option_table[HP_OPT_REPORT_STDERR].env;
+	size_t n = strlen(name), k = 0;
+	struct hp_buf b = { entry, sizeof entry, 0 };
+	hp_buf_printf(&b, "%s=%s", name, value);
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			continue;
+		if (k + 2 >= sizeof env / sizeof env[0]) {
+			setenv(name, value, 1);
+			return;
+		}
+		env[k++] = *e;
+	}
+	env[k++] = entry;
+	env[k] = NULL;
+	environ = env;
+}
+
 /* The malloc and hugepolicy_version in force are both another object's: an
  * earlier copy of libhugepolicy owns this process.  (Another allocator in
  * front of us - a sanitizer, a libjemalloc linked first - is not a copy:
@@ -200,6 +257,13 @@ __attribute__((constructor)) static void hp_constructor(void)
 	if (!hp_ready() && another_copy_in_force())
 		return;                 /* inert: no start-up, no report */
 	hp_init();
+	/* only where children load the library too (LD_PRELOAD: `hugepolicy
+	 * run`, or set by hand): a host that links it, for regions say, keeps
+	 * its environment as it was */
+	char value[48];
+	const char *preload = getenv("LD_PRELOAD");
+	if (preload && *preload && hp_log_tree_export(value, sizeof value))     /* a (sub)tree starts here */
+		export_tree_stderr(value);
 }
 
 __attribute__((destructor)) static void hp_destructor(void)

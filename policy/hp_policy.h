@@ -24,8 +24,11 @@ const char *hp_pages_name(int pages);
 enum hp_option_id {
 	HP_OPT_BACKEND, HP_OPT_PAGES, HP_OPT_THRESHOLD, HP_OPT_RESERVE,
 	HP_OPT_VERBOSE, HP_OPT_STATS, HP_OPT_LOG, HP_OPT_FORK, HP_OPT_REPORT_PID, HP_OPT_HUGETLB_SIZE,
-	HP_OPT_PROMOTE, HP_OPT_FAULT_COST, HP_OPT_COUNT
+	HP_OPT_PROMOTE, HP_OPT_FAULT_COST, HP_OPT_REPORT_STDERR, HP_OPT_COUNT
 };
+
+/* HUGEPOLICY_REPORT_STDERR: the stderr of the process tree (log.c) */
+enum hp_stderr_tree { HP_STDERR_UNSET, HP_STDERR_NONE, HP_STDERR_FILE };
 
 /* HUGEPOLICY_LOG: longest path template taken, with its NUL */
 #define HP_LOG_PATH_MAX 512
@@ -48,6 +51,8 @@ struct hp_options {
 				 * resident size on (bytes, promote.c); 0 = off */
 	int fault_cost;         /* HUGEPOLICY_FAULT_COST: enum hp_adapt */
 	uint64_t fault_base_ns, fault_thp_ns;   /* HP_ADAPT_PINNED: the costs given */
+	int report_stderr;      /* HUGEPOLICY_REPORT_STDERR: enum hp_stderr_tree */
+	unsigned long long report_stderr_dev, report_stderr_ino;  /* its file, for HP_STDERR_FILE */
 	unsigned set_mask;      /* bit i: option i was given (and valid) */
 	unsigned bad_mask;      /* bit i: option i was given and invalid */
 	/* the backends' own variables, which win over hugepolicy's settings */
@@ -359,6 +364,9 @@ void hp_buf_printf(struct hp_buf *b, const char *fmt, ...) __attribute__((format
  * most max bytes of that, then "..." if s had more (values from the
  * environment: 64). */
 void hp_buf_escaped(struct hp_buf *b, const char *s, size_t max);
+/* The longest line hp_say writes, its newline included: a backend's whole
+ * config line (a user's MALLOC_CONF cut at 64 bytes) fits. */
+#define HP_SAY_MAX (1024 + 128)
 /* Append "hugepolicy[NAME PID]: ", the name escaped and capped at 64 bytes. */
 void hp_buf_prefix(struct hp_buf *b);
 /* Copy src into dst[cap], truncating; always NUL-terminated. */
@@ -375,13 +383,27 @@ void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b);
 /* Record whether fd 2 is open and which file it is (st_dev/st_ino); once,
  * at start-up (hp_options_read) or the first message, whichever is first. */
 void hp_log_start(void);
+/* The stderr of the process tree, from HUGEPOLICY_REPORT_STDERR (enum
+ * hp_stderr_tree): fd 2 is written to only if at start-up it is that
+ * file, or a file the parent does not have on its own fd 2 (one it set up
+ * for this process: the subtree's stderr).  It only takes the sink away,
+ * never gives one. */
+void hp_log_tree(int state, unsigned long long dev, unsigned long long ino);
+/* 1 and the value of HUGEPOLICY_REPORT_STDERR to export in out ("DEV:INO",
+ * or "none") when this process starts a tree or a subtree; else 0. */
+int hp_log_tree_export(char *out, size_t cap);
+/* Keep a copy of stderr (high, close-on-exec) for a report at exit, so that
+ * it still reaches the tree's stderr when the host closed fd 2 first;
+ * children_report: forked children report too and keep it (else they
+ * close it).  Nothing when fd 2 is not the tree's stderr. */
+void hp_log_keep_stderr(int children_report);
 /* Send every later message to PATH ("" or NULL: stderr), %p = the pid,
  * %% = %; relative to the directory current now.  0 or ENAMETOOLONG. */
 int hp_log_set(const char *path);
 /* An fd to write one message to now, or -1 to drop it: the log file, opened
  * O_APPEND|O_CLOEXEC for this message (*opened = 1; unopenable: said once,
  * then stderr), or 2 while fstat(2) still names the file fd 2 was at
- * start-up.  Give it back with hp_log_close.  Write each message in one
+ * start-up (and the tree's stderr), else the kept copy while it does.  Give it back with hp_log_close.  Write each message in one
  * write(2). */
 int hp_log_open(int *opened);
 void hp_log_close(int fd, int opened);

@@ -1,19 +1,43 @@
 /*
- * log.c - where hugepolicy's output goes: the HUGEPOLICY_LOG file, else fd 2
- * while it is still the stderr the process started with, else nowhere.
+ * log.c - where hugepolicy's output goes: the HUGEPOLICY_LOG file, else the
+ * stderr of the process tree while fd 2 (or the copy kept for the report)
+ * is still that file, else nowhere.
  *
  * A host that closed fd 2 gets its next open() there, and a line written to
- * "stderr" then lands in the host's file.  So start-up records whether fd 2
- * is open and which file it is (st_dev/st_ino), and a message goes to fd 2
- * only while fstat(2) still names that file; otherwise it is dropped.
+ * "stderr" then lands in the host's file - and in the files of every child
+ * that inherits that fd 2 (system() after the host opened a data file with
+ * fds 0-2 closed).  So:
+ *  - start-up records whether fd 2 is open and which file it is
+ *    (st_dev/st_ino);
+ *  - HUGEPOLICY_REPORT_STDERR names the stderr of the tree: "DEV:INO", or
+ *    "none" when its first process started without fd 2.  The first process
+ *    (the variable unset) exports its own record.  A process whose start-up
+ *    fd 2 is not that file looks at its parent's fd 2 now
+ *    (/proc/PPID/fd/2): the same file (or it cannot be told) means the
+ *    parent passed on a file it opened for itself - fd 2 is then never
+ *    written to; another file means the parent set up a new stderr for this
+ *    process (a pipe to capture it, 2>file), which becomes the stderr of
+ *    its subtree (exported again).  The variable only ever takes a sink
+ *    away, never gives one: a process whose own fd 2 was closed at start-up
+ *    never writes there;
+ *  - a message goes to fd 2 only while fstat(2) still names the recorded
+ *    file; otherwise it is dropped.
+ *
+ * A process that reports at exit (HUGEPOLICY_STATS, or the verbose "at
+ * exit" line) keeps a copy of its stderr (F_DUPFD_CLOEXEC, placed high), so
+ * that a program that closes fd 2 before exit (coreutils' close_stdout)
+ * still gets the report it asked for.  That copy is written to only while
+ * fstat still names the recorded file, so a host's close-all loop that
+ * frees the number for another file cannot redirect the report there.  A
+ * forked child that does not report closes it (a daemon must not hold a
+ * pipe open for a report it never writes); exec closes it.
  *
  * The log file is opened for each message (O_APPEND, the whole message in
  * one write, so lines of processes sharing a file never interleave) and
- * closed at once.  A kept-open fd, even one moved high with F_DUPFD_CLOEXEC,
- * is an fd the host does not know of: a daemon's close-all loop closes it,
- * the number is reused for the host's next file, and the report lands
- * there - the very bug this file exists to avoid.  Messages are a handful
- * per process, so the open/close pair costs nothing that matters.
+ * closed at once: a kept-open log would be a file the host does not know
+ * of, which the fstat check cannot tell from one the host opened there.
+ * Messages are a handful per process, so the open/close pair costs nothing
+ * that matters.
  *
  * No allocation, no stdio: this runs inside the first malloc.
  */
@@ -22,14 +46,21 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { FD2_UNKNOWN, FD2_CLOSED, FD2_OPEN };
+/* FD2_NONE: no stderr to write to (fd 2 closed at start-up, or not the
+ * tree's stderr) */
+enum { FD2_UNKNOWN, FD2_NONE, FD2_OPEN };
 static atomic_int fd2_state;
 static _Atomic unsigned long long fd2_dev, fd2_ino;
+static atomic_int kept_fd = -1;             /* the copy of stderr kept for the exit report */
+static int kept_in_children;                /* forked children report too: they keep it */
+static atomic_int starts_tree;              /* export HUGEPOLICY_REPORT_STDERR for the subtree */
 
 static char log_path[HP_LOG_PATH_MAX];      /* template, absolute when it could be made so */
 static atomic_int log_on;                   /* log_path is set */
@@ -41,7 +72,7 @@ void hp_log_start(void)
 	if (atomic_load_explicit(&fd2_state, memory_order_acquire) != FD2_UNKNOWN)
 		return;
 	struct stat st;
-	int s = FD2_CLOSED;
+	int s = FD2_NONE;
 	if (fstat(2, &st) == 0) {
 		atomic_store(&fd2_dev, (unsigned long long)st.st_dev);
 		atomic_store(&fd2_ino, (unsigned long long)st.st_ino);
@@ -51,15 +82,109 @@ void hp_log_start(void)
 	atomic_compare_exchange_strong(&fd2_state, &expected, s);
 }
 
-/* fd 2 is the file it was at start-up */
-static int stderr_is_ours(void)
+/* The parent's fd 2 now is the file dev/ino, or it cannot be told
+ * (/proc/PPID/fd/2 unreadable: another user's process, no /proc, the
+ * parent's fd 2 closed). */
+static int parent_fd2_may_be(unsigned long long dev, unsigned long long ino)
+{
+	char path[48];
+	struct stat st;
+	struct hp_buf b = { path, sizeof path, 0 };
+	hp_buf_printf(&b, "/proc/%d/fd/2", (int)getppid());
+	int saved = errno;
+	int r = stat(path, &st);
+	errno = saved;
+	return r != 0 || ((unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino);
+}
+
+void hp_log_tree(int state, unsigned long long dev, unsigned long long ino)
+{
+	hp_log_start();
+	if (state == HP_STDERR_UNSET) {
+		atomic_store(&starts_tree, 1);  /* the first process: its fd 2, or none */
+		return;
+	}
+	if (atomic_load_explicit(&fd2_state, memory_order_acquire) != FD2_OPEN)
+		return;                 /* no stderr of its own: never one */
+	unsigned long long d = atomic_load(&fd2_dev), i = atomic_load(&fd2_ino);
+	if (state == HP_STDERR_FILE && dev == d && ino == i)
+		return;                 /* the tree's stderr */
+	if (parent_fd2_may_be(d, i)) {
+		/* the parent passed on its own fd 2, which is not the tree's
+		 * stderr: a file it opened for itself */
+		atomic_store_explicit(&fd2_state, FD2_NONE, memory_order_release);
+		return;
+	}
+	/* the parent set up a new stderr for this process (a pipe, 2>file):
+	 * the stderr of its subtree */
+	atomic_store(&starts_tree, 1);
+}
+
+int hp_log_tree_export(char *out, size_t cap)
+{
+	struct hp_buf b = { out, cap, 0 };
+	if (!atomic_load(&starts_tree))
+		return 0;
+	if (atomic_load_explicit(&fd2_state, memory_order_acquire) == FD2_OPEN)
+		hp_buf_printf(&b, "%llu:%llu", atomic_load(&fd2_dev), atomic_load(&fd2_ino));
+	else
+		hp_buf_printf(&b, "none");
+	return b.len + 1 < cap;
+}
+
+/* fd is the file fd 2 was at start-up, and that is the tree's stderr */
+static int is_our_stderr(int fd)
 {
 	struct stat st;
 	hp_log_start();
-	if (atomic_load_explicit(&fd2_state, memory_order_acquire) != FD2_OPEN || fstat(2, &st) != 0)
+	if (fd < 0 || atomic_load_explicit(&fd2_state, memory_order_acquire) != FD2_OPEN || fstat(fd, &st) != 0)
 		return 0;
 	return (unsigned long long)st.st_dev == atomic_load(&fd2_dev) &&
 	       (unsigned long long)st.st_ino == atomic_load(&fd2_ino);
+}
+
+static int stderr_is_ours(void)
+{
+	return is_our_stderr(2);
+}
+
+/* where a line for stderr goes now: fd 2, else the kept copy, else -1 */
+static int stderr_fd(void)
+{
+	if (stderr_is_ours())
+		return 2;
+	int kept = atomic_load(&kept_fd);
+	return is_our_stderr(kept) ? kept : -1;
+}
+
+static void forked_child(void)
+{
+	int fd = atomic_load(&kept_fd);
+	if (fd >= 0 && !kept_in_children) {
+		close(fd);
+		atomic_store(&kept_fd, -1);
+	}
+}
+
+void hp_log_keep_stderr(int children_report)
+{
+	if (atomic_load(&kept_fd) >= 0 || !stderr_is_ours())
+		return;
+	/* high, out of the way of the host's own numbers: 32 below the fd
+	 * limit, capped at 1024 (a larger limit would grow the fd table) */
+	struct rlimit rl;
+	long top = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)top)
+		top = (long)rl.rlim_cur;
+	int fd = fcntl(2, F_DUPFD_CLOEXEC, (int)(top > 64 ? top - 32 : 3));
+	if (fd < 0)
+		return;
+	kept_in_children = children_report;
+	if (pthread_atfork(NULL, NULL, forked_child) != 0) {
+		close(fd);
+		return;
+	}
+	atomic_store(&kept_fd, fd);
 }
 
 /* The log file is what fd 2 is now, and fd 2 is no longer the stderr the
@@ -128,7 +253,9 @@ static void say_log_problem(const char *path, const char *what, int err)
 	hp_buf_escaped(&b, path, 256);
 	hp_buf_printf(&b, "' cannot be %s (%s); writing to stderr", what, name ? name : "?");
 	line[b.len++] = '\n';
-	hp_write_all(2, line, b.len);
+	int fd = stderr_fd();
+	if (fd >= 0)
+		hp_write_all(fd, line, b.len);
 }
 
 int hp_log_open(int *opened)
@@ -160,10 +287,10 @@ int hp_log_open(int *opened)
 			}
 			rc = errno;
 		}
-		if (!atomic_exchange(&log_warned, 1) && stderr_is_ours())
+		if (!atomic_exchange(&log_warned, 1))
 			say_log_problem(path, "opened", rc);
 	}
-	return stderr_is_ours() ? 2 : -1;
+	return stderr_fd();
 }
 
 void hp_log_close(int fd, int opened)
@@ -173,15 +300,16 @@ void hp_log_close(int fd, int opened)
 }
 
 /* The log file opened but refused the write (/dev/full: ENOSPC; a full
- * disk, EFBIG, EIO): said once on stderr; 2 to write the text there
- * instead, or -1 when fd 2 is no longer the process's stderr. */
+ * disk, EFBIG, EIO): said once on stderr; the fd to write the text to
+ * instead, or -1 without a stderr of the tree. */
 int hp_log_write_failed(int err)
 {
-	if (!stderr_is_ours())
+	int fd = stderr_fd();
+	if (fd < 0)
 		return -1;
 	if (!atomic_exchange(&log_write_warned, 1))
 		say_log_problem(log_path, "written", err);
-	return 2;
+	return fd;
 }
 
 void hp_log_write(const char *s, size_t n)

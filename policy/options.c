@@ -145,18 +145,27 @@ static int parse_fork(const char *s, struct hp_options *o)
 	return 0;
 }
 
+/* a decimal number at *s, at least one digit, no sign; *s moves past it */
+static int take_decimal(const char **s, unsigned long long *v)
+{
+	const char *p = *s;
+	*v = 0;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (*v > (~0ull - (unsigned)(*p - '0')) / 10)
+			return -1;
+		*v = *v * 10 + (unsigned)(*p - '0');
+	}
+	if (p == *s)
+		return -1;
+	*s = p;
+	return 0;
+}
+
 /* "" (every process) or a process id 1..INT_MAX, decimal */
 static int parse_report_pid(const char *s, struct hp_options *o)
 {
-	long v = 0;
-	for (const char *q = s; *q; q++) {
-		if (*q < '0' || *q > '9')
-			return -1;
-		v = v * 10 + (*q - '0');
-		if (v > INT_MAX)
-			return -1;
-	}
-	if (*s && v == 0)
+	unsigned long long v = 0;
+	if (*s && (take_decimal(&s, &v) != 0 || *s != '\0' || v == 0 || v > INT_MAX))
 		return -1;
 	o->report_pid = (int)v;
 	return 0;
@@ -227,6 +236,20 @@ static int parse_fault_cost(const char *s, struct hp_options *o)
 	o->fault_cost = HP_ADAPT_PINNED;
 	o->fault_base_ns = base;
 	o->fault_thp_ns = thp;
+/* "" (unset), "none", or "DEV:INO" (decimal st_dev and st_ino), as log.c
+ * writes it */
+static int parse_report_stderr(const char *s, struct hp_options *o)
+{
+	unsigned long long dev, ino;
+	if (*s == '\0' || strcmp(s, "none") == 0) {
+		o->report_stderr = *s ? HP_STDERR_NONE : HP_STDERR_UNSET;
+		return 0;
+	}
+	if (take_decimal(&s, &dev) != 0 || *s++ != ':' || take_decimal(&s, &ino) != 0 || *s != '\0')
+		return -1;
+	o->report_stderr = HP_STDERR_FILE;
+	o->report_stderr_dev = dev;
+	o->report_stderr_ino = ino;
 	return 0;
 }
 
@@ -280,6 +303,12 @@ const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 		"pages=auto: blocks >= threshold and the heap's promotion get THP only where a THP fault costs "
 		"less than the base faults it replaces, measured in the process at the first big block and again "
 		"each second of big-block activity (off: the fixed rules; two numbers: those costs, unmeasured)" },
+	[HP_OPT_REPORT_STDERR] = { "report_stderr", "HUGEPOLICY_REPORT_STDERR", "",
+		"DEV:INO (decimal), none, or \"\"", parse_report_stderr,
+		"the stderr of the process tree, set by its first process: a process writes to its fd 2 "
+		"only if that is this file or a new stderr its parent set up for it (not the parent's own "
+		"fd 2), so no line lands in a file a program opened on fd 2 (\"\": this process starts "
+		"the tree)" },
 };
 
 void hp_options_defaults(struct hp_options *o)
@@ -311,6 +340,7 @@ int hp_options_read(struct hp_options *o, const char *(*getter)(const char *name
 	/* the warnings go where HUGEPOLICY_LOG says; each is one line with its
 	 * ending, whatever the value holds */
 	(void)hp_log_set(o->log);
+	hp_log_tree(o->report_stderr, o->report_stderr_dev, o->report_stderr_ino);
 	for (int i = 0; i < HP_OPT_COUNT; i++) {
 		const struct hp_option_row *r = &hp_option_table[i];
 		char shown[64 + 8];        /* 64 bytes, "...", NUL */

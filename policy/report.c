@@ -187,7 +187,7 @@ void hp_buf_prefix(struct hp_buf *b)
 
 void hp_say(const char *fmt, ...)
 {
-	char msg[512], line[512];
+	char msg[HP_SAY_MAX - 128], line[HP_SAY_MAX];   /* 128: the prefix's name (64 B) and pid */
 	int saved = errno;
 	va_list ap;
 	va_start(ap, fmt);

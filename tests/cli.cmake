@@ -21,6 +21,8 @@ add_test(NAME run_inherit_makes_every_descendant_report
   COMMAND ${CLI_SH}/test_cli_reports.sh ${CMAKE_BINARY_DIR} inherit)
 add_test(NAME a_second_preloaded_copy_stays_inert
   COMMAND ${CLI_SH}/test_cli_two_copies.sh ${CMAKE_BINARY_DIR})
+add_test(NAME nested_run_prints_only_the_commands_lines
+  COMMAND ${CLI_SH}/test_cli_nested.sh ${CMAKE_BINARY_DIR})
 # what the command's environment would otherwise change
 set_tests_properties(run_stops_at_the_first_non_option run_stats_takes_a_separate_value
   run_dry_run_prints_env_and_command_without_running_it run_refuses_a_library_that_is_not_hugepolicy
@@ -31,3 +33,5 @@ set_tests_properties(run_stops_at_the_first_non_option run_stats_takes_a_separat
 # probe --measure: the host's fault costs, as auto measures them (issue 19)
 add_test(NAME probe_measure_prints_positive_fault_costs
   COMMAND ${CLI_SH}/test_probe_measure.sh ${CMAKE_BINARY_DIR})
+  a_second_preloaded_copy_stays_inert nested_run_prints_only_the_commands_lines
+  PROPERTIES ENVIRONMENT "HUGEPOLICY_LIBRARY=;HUGEPOLICY_REPORT_PID=;HUGEPOLICY_REPORT_STDERR=;LD_PRELOAD=")

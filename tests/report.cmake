@@ -1,13 +1,23 @@
 # tests/report.cmake - included from tests/CMakeLists.txt
 # Where hugepolicy's lines and exit report go (never into a host's file on a
-# reused fd 2; HUGEPOLICY_LOG), and that echoed values and program names
-# stay one printable line each (issue 11, items 4, 10, 14).
+# reused fd 2, nor into a parent's file a child inherits as fd 2; still to
+# stderr when the program closed it before exit; HUGEPOLICY_LOG), and that
+# echoed values and program names stay one printable line each (issue 11,
+# items 4, 10, 14; issue 20, items 1 and 6).
 add_executable(test_report_host test_report_host.c)
 target_link_libraries(test_report_host PRIVATE hugepolicy)
 set(REPORT_SH sh ${CMAKE_CURRENT_SOURCE_DIR}/test_report.sh)
 foreach(B ${BACKENDS})
   add_test(NAME ${B}_report_never_writes_into_a_host_file_on_fd_2 COMMAND ${REPORT_SH} fd2 ${CMAKE_BINARY_DIR} ${B})
+  add_test(NAME ${B}_no_line_lands_in_a_file_a_parent_opened_on_fd_2 COMMAND ${REPORT_SH} tree ${CMAKE_BINARY_DIR} ${B})
+  add_test(NAME ${B}_child_hugetlb_fallback_line_never_lands_in_a_parents_file
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_pool.sh 8 ${REPORT_SH} tree-fallback ${CMAKE_BINARY_DIR} ${B} ${Python3_EXECUTABLE})
+  set_tests_properties(${B}_child_hugetlb_fallback_line_never_lands_in_a_parents_file PROPERTIES
+    RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
 endforeach()
+add_test(NAME exit_report_reaches_stderr_when_the_program_closes_it_first
+  COMMAND ${REPORT_SH} exit-closed ${CMAKE_BINARY_DIR} ${Python3_EXECUTABLE})
+add_test(NAME long_backend_variables_are_cut_and_the_sentence_kept COMMAND ${REPORT_SH} long-values ${CMAKE_BINARY_DIR})
 add_test(NAME hugepolicy_log_gets_every_line_and_the_report COMMAND ${REPORT_SH} log ${CMAKE_BINARY_DIR})
 add_test(NAME bad_env_values_with_control_bytes_print_one_whole_line_each COMMAND ${REPORT_SH} env ${CMAKE_BINARY_DIR})
 add_test(NAME program_name_with_control_and_invalid_utf8_bytes_keeps_lines_and_json_valid

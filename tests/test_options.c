@@ -43,7 +43,9 @@ static void valid_values_are_taken(void)
 			      "HUGEPOLICY_STATS", "json", "HUGEPOLICY_RESERVE", "1G",
 			      "HUGEPOLICY_LOG", "", "HUGEPOLICY_FORK", "Inherit", "HUGEPOLICY_REPORT_PID", "4242",
 			      "HUGEPOLICY_HUGETLB_SIZE", "1G", "HUGEPOLICY_PROMOTE", "off",
-			      "HUGEPOLICY_FAULT_COST", "off", "MALLOC_CONF", "thp:never", NULL };
+			      "HUGEPOLICY_FAULT_COST", "off",
+			      "HUGEPOLICY_REPORT_STDERR", "2049:18446744073709551615",
+			      "MALLOC_CONF", "thp:never", NULL };
 	int bad;
 	struct hp_options o = read_env(env, &bad);
 	CHECK(bad == 0);
@@ -59,6 +61,8 @@ static void valid_values_are_taken(void)
 	CHECK(o.hugetlb_size == 1u << 30);
 	CHECK(o.promote == 0);
 	CHECK(o.fault_cost == HP_ADAPT_OFF);
+	CHECK(o.report_stderr == HP_STDERR_FILE && o.report_stderr_dev == 2049 &&
+	      o.report_stderr_ino == 18446744073709551615ull);
 	CHECK(o.user_malloc_conf && strcmp(o.user_malloc_conf, "thp:never") == 0);
 	CHECK(o.set_mask == (1u << HP_OPT_COUNT) - 1);
 }
@@ -77,6 +81,22 @@ static void bad_values_keep_defaults_and_are_counted(void)
 	CHECK(o.verbose == 0 && o.stats == HP_STATS_NONE);
 	CHECK(o.bad_mask == ((1u << HP_OPT_BACKEND) | (1u << HP_OPT_PAGES) | (1u << HP_OPT_THRESHOLD) |
 			     (1u << HP_OPT_VERBOSE) | (1u << HP_OPT_STATS)));
+}
+
+/* "DEV:INO" both decimal, "none", or "" (unset); nothing else */
+static void report_stderr_takes_dev_ino_or_none(void)
+{
+	const struct hp_option_row *r = &hp_option_table[HP_OPT_REPORT_STDERR];
+	struct hp_options o;
+	hp_options_defaults(&o);
+	CHECK(o.report_stderr == HP_STDERR_UNSET);
+	CHECK(r->parse("none", &o) == 0 && o.report_stderr == HP_STDERR_NONE);
+	CHECK(r->parse("", &o) == 0 && o.report_stderr == HP_STDERR_UNSET);
+	CHECK(r->parse("0:1", &o) == 0 && o.report_stderr == HP_STDERR_FILE && o.report_stderr_ino == 1);
+	const char *bad[] = { "1", "1:", ":1", "-1:2", "1:-2", "+1:2", " 1:2", "1:2 ", "1:2:3", "1:2x", "0x1:2",
+			      "None", "18446744073709551616:1", NULL };
+	for (int i = 0; bad[i]; i++)
+		CHECK(r->parse(bad[i], &o) != 0);
 }
 
 static void size_parser_accepts_units_and_rejects_junk(void)
@@ -361,6 +381,7 @@ int main(void)
 	defaults_when_nothing_is_set();
 	valid_values_are_taken();
 	bad_values_keep_defaults_and_are_counted();
+	report_stderr_takes_dev_ino_or_none();
 	size_parser_accepts_units_and_rejects_junk();
 	threshold_below_a_base_page_is_rejected();
 	auto_follows_what_the_machine_offers();

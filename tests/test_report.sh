@@ -11,6 +11,21 @@
 #                       stay whole and the JSON report parses
 #   setuid BUILD        a set-user-ID root copy run by user 65534 ignores
 #                       HUGEPOLICY_LOG (skip 77 without root)
+#   tree BUILD BACKEND  a host that opens a data file on fds 0-2 (closed at
+#                       start, or closed in main) and calls system(): the
+#                       child's warning, verbose lines and exit report never
+#                       land in the file (under run and plain LD_PRELOAD);
+#                       a stderr a parent sets up for its child (bash's
+#                       2>file, a pipe) still gets the child's lines
+#   tree-fallback BUILD BACKEND PYTHON  the same for a child's hugetlb
+#                       fallback line
+#                       (run inside hugetlb_pool.sh 8: 8 pool pages)
+#   exit-closed BUILD PYTHON  programs that close stderr before exit (sort,
+#                       ls, cat, head, cp) still print the one report asked
+#                       for; a forked child that does not report holds no
+#                       copy of stderr (a pipe reader is not kept waiting)
+#   long-values BUILD   a long MIMALLOC_LARGE_OS_PAGES or MALLOC_CONF is cut
+#                       in hugepolicy's line, and the sentence ends whole
 set -u
 case=$1
 build=$2
@@ -46,8 +61,9 @@ fd2)
 	done
 	;;
 log)
-	# fds this test's caller left open, as the host sees them without a log
-	base=$(HUGEPOLICY_VERBOSE=1 HUGEPOLICY_STATS=1 "$host" fds 2>/dev/null)
+	# fds this test's caller left open, as the host sees them (without a
+	# log, a reporting host keeps a copy of stderr: not counted here)
+	base=$("$host" fds 2>/dev/null)
 	out=$(HUGEPOLICY_LOG="$dir/log.%p" HUGEPOLICY_VERBOSE=1 HUGEPOLICY_STATS=1 "$host" fds 2>"$err")
 	pid=${out#pid }; pid=${pid%% *}
 	log="$dir/log.$pid"
@@ -152,6 +168,100 @@ setuid)
 	check "the log file is not created" [ ! -e "$dir/made-by-root" ]
 	check "the refusal is said in one line" [ "$(grep -c "HUGEPOLICY_LOG='$dir/made-by-root' is not valid .*not in set-user-ID programs.*; using the default ''$" "$err")" -eq 1 ]
 	check "the lines go to stderr instead" [ "$(grep -c 'backend system (default)' "$err")" -eq 1 ]
+	;;
+tree|tree-fallback)
+	export HUGEPOLICY_BACKEND=$3
+	lib="$build/libhugepolicy.so.0"
+	data_only() { [ "$(cat "$dir/data")" = "DATA" ] && [ "$(wc -c < "$dir/data")" -eq 5 ]; }
+	if [ "$case" = tree ]; then
+		# the child is system()'s sh and /bin/true, preloaded (dash's own
+		# exit is _exit: no report; /bin/true's is exit())
+		child=/bin/true
+		settings="HUGEPOLICY_THRESHOLD=4X HUGEPOLICY_VERBOSE=1 HUGEPOLICY_STATS=json"
+	else
+		# the child allocates 64 MiB under pages=hugetlb: the pool's 8 pages
+		# (some held by the host and sh) cannot hold it, and it says so
+		# without VERBOSE
+		child="$4 -c 'b = bytearray(64 << 20)'"
+		settings=HUGEPOLICY_PAGES=hugetlb
+	fi
+	for setting in $settings; do
+		for how in run preload; do
+			# every process reports (--inherit; REPORT_PID empty)
+			if [ $how = run ]; then set -- "$build/hugepolicy" run --inherit --
+			else set -- env LD_PRELOAD="$lib"; fi
+			# control: on an intact stderr the child does print
+			env "$setting" HUGEPOLICY_REPORT_PID= "$@" sh -c "$child" 2>"$err"
+			check "$how $setting: the child prints on an intact stderr" grep -q 'hugepolicy' "$err"
+			rm -f "$dir/data"
+			env "$setting" HUGEPOLICY_REPORT_PID= "$@" "$host" system "$dir/data" "$child" 0<&- 1>&- 2>&-
+			check "$how $setting, fds 0-2 closed at start: host ran" [ $? -eq 0 ]
+			check "$how $setting, fds 0-2 closed at start: the file holds only DATA" data_only
+			data_only || show "$dir/data"
+			rm -f "$dir/data"
+			env "$setting" HUGEPOLICY_REPORT_PID= "$@" "$host" system "$dir/data" "$child" 2>"$err" >/dev/null
+			check "$how $setting, fds 0-2 replaced in main: host ran" [ $? -eq 0 ]
+			check "$how $setting, fds 0-2 replaced in main: the file holds only DATA" data_only
+			data_only || show "$dir/data"
+			[ "$case" = tree ] || continue
+			# a stderr the parent set up for the child is the child's (bash
+			# opens it in the child; dash opens it on its own fd 2 before it
+			# forks, which a child cannot tell from 1a's data file)
+			env "$setting" HUGEPOLICY_REPORT_PID= "$@" bash -c "$child 2>'$dir/child.err'; :" 2>"$err"
+			check "$how $setting: a child whose bash redirected its stderr prints there" \
+				grep -q 'hugepolicy' "$dir/child.err"
+			env "$setting" HUGEPOLICY_REPORT_PID= "$@" sh -c "$child 2>&1 | cat" 2>"$err" >"$dir/piped"
+			check "$how $setting: a child whose stderr is piped to cat prints there" \
+				grep -q 'hugepolicy' "$dir/piped"
+		done
+	done
+	;;
+exit-closed)
+	py=$3
+	cli="$build/hugepolicy"
+	reports() { grep -c '^hugepolicy-stats: {' "$err"; }
+	for cmd in "sort /dev/null" "ls /dev/null" "cat /dev/null" "head /dev/null" "cp /dev/null $dir/copy"; do
+		# shellcheck disable=SC2086
+		"$cli" run --stats json -- $cmd >/dev/null 2>"$err"
+		check "run --stats json -- $cmd: one JSON report on stderr" [ "$(reports)" -eq 1 ]
+		check "... and nothing else" [ "$(wc -l < "$err")" -eq 1 ]
+	done
+	HUGEPOLICY_STATS=json LD_PRELOAD="$build/libhugepolicy.so.0" sort /dev/null 2>"$err"
+	check "LD_PRELOAD, HUGEPOLICY_STATS=json sort: one JSON report" [ "$(reports)" -eq 1 ]
+	"$cli" run --stats -- sort /dev/null 2>"$err"
+	check "run --stats -- sort: the text report, whole" [ "$(grep -c ': report$' "$err")" -eq 1 ] &&
+		check "... ending with a report number" [ "$(tail -n 1 "$err" | grep -Ec '^  [a-z_.]+ +([0-9]+|unknown)$')" -eq 1 ]
+	"$cli" run --verbose -- sort /dev/null 2>"$err"
+	check "run --verbose -- sort: the 'at exit' line" [ "$(grep -c ': at exit: ' "$err")" -eq 1 ]
+	# the reporting python3 forks a child that puts /dev/null on fds 0-2 and
+	# sleeps 30 s: the capture must end with python3, not with the child
+	start=$(date +%s)
+	out=$("$cli" run --stats json -- "$py" -c '
+import os, time
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_RDWR)
+    for i in (0, 1, 2):
+        os.dup2(fd, i)
+    time.sleep(30)
+    os._exit(0)
+print(pid)' 2>&1)
+	took=$(($(date +%s) - start))
+	child=$(echo "$out" | sed -n 's/^\([0-9][0-9]*\)$/\1/p')
+	[ -n "$child" ] && kill "$child" 2>/dev/null
+	check "the capture ended in ${took} s, before the forked child (it holds no copy of stderr)" [ "$took" -lt 10 ]
+	check "... and python3's report came" [ "$(echo "$out" | grep -c '^hugepolicy-stats: {')" -eq 1 ]
+	;;
+long-values)
+	long=$(head -c 2000 /dev/zero | tr '\0' x)
+	MIMALLOC_LARGE_OS_PAGES=$long HUGEPOLICY_BACKEND=mimalloc "$host" 2>"$err"
+	cut -c 1-200 "$err"
+	check "MIMALLOC_LARGE_OS_PAGES: the value cut at 64 bytes, the sentence whole" \
+		grep -q "MIMALLOC_LARGE_OS_PAGES='x\{64\}\.\.\.' is not a value mimalloc knows (.*); mimalloc reads it as large_os_pages=[0-9]*$" "$err"
+	conf=$(for i in $(seq 100); do printf 'narenas:4,'; done)narenas:4
+	MALLOC_CONF=$conf HUGEPOLICY_VERBOSE=1 HUGEPOLICY_BACKEND=jemalloc "$host" 2>"$err"
+	check "MALLOC_CONF: the config line cuts the value, the sentence whole" \
+		grep -q "config jemalloc .* (MALLOC_CONF='\(narenas:4,\)*nare\.\.\.' applied after hugepolicy's)$" "$err"
 	;;
 *)
 	echo "unknown case $case"; exit 2 ;;

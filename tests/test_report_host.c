@@ -3,6 +3,11 @@
  *   test_report_host reuse-fd2 FILE   close fd 2, open FILE (lands on fd 2),
  *                                     write "host-data\n" to it, exit without
  *                                     closing it (as python's os.open would)
+ *   test_report_host system FILE CMD  close fds 0-2 (if open), open FILE three
+ *                                     times (it lands on fds 0, 1, 2), run
+ *                                     CMD with system(), then write "DATA\n"
+ *                                     on the first fd: CMD inherits FILE as
+ *                                     its stderr
  *   test_report_host fds              print "pid N fds M backend B": M = open
  *                                     fds >= 3 (hugepolicy must keep none)
  *   test_report_host                  allocate a little and exit
@@ -59,6 +64,17 @@ int main(int argc, char **argv)
 		if (write(fd, data, sizeof data - 1) != (ssize_t)(sizeof data - 1))
 			return 3;
 		return 0;           /* fd 2 stays open: the exit report runs now */
+	}
+	if (argc == 4 && strcmp(argv[1], "system") == 0) {
+		close(0);
+		close(1);
+		close(2);
+		int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd != 0 || open(argv[2], O_WRONLY | O_APPEND) != 1 || open(argv[2], O_WRONLY | O_APPEND) != 2)
+			return 3;
+		if (system(argv[3]) == -1)
+			return 3;
+		return write(fd, "DATA\n", 5) == 5 ? 0 : 3;
 	}
 	if (argc == 2 && strcmp(argv[1], "fds") == 0) {
 		printf("pid %d fds %d backend %s\n", (int)getpid(), open_fds(), hugepolicy_backend());

@@ -104,7 +104,7 @@ static void say_lines(void)
 		if (n <= 0)
 			continue;
 		CHECK(memchr(line, '\n', (size_t)n) == line + n - 1);
-		CHECK(n <= 512);
+		CHECK(n <= HP_SAY_MAX);
 		CHECK(strncmp(line, "hugepolicy[", 11) == 0);
 		CHECK_MSG(tc_printable(line, (size_t)n - 1), "line %.*s", (int)n, line);
 	}
