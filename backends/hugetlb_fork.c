@@ -242,6 +242,7 @@ static void child(void)
 {
 	int saved = errno;
 	unsigned lv = --depth;
+	hp_tlb_lock_child();
 	if (lv < LEVELS) {
 		uint64_t shared = copy ? 0 : hp_tlb_pool_bytes();
 		if (shared)

@@ -40,3 +40,12 @@ foreach(B ${BACKENDS})
   set_tests_properties(${B}_second_thread_waits_for_start_up_then_gets_a_backend_block PROPERTIES
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B}")
 endforeach()
+
+# the mapping table's lock (backends/hugetlb_map_lock.c), white box: a signal
+# handler on the owning thread may take it at any instruction of a hold, and
+# a thread that waits for it sleeps
+add_executable(test_tlb_lock test_tlb_lock.c)
+target_include_directories(test_tlb_lock PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/backends)
+target_link_libraries(test_tlb_lock PRIVATE pthread)
+add_test(NAME tlb_lock_stays_held_when_a_handler_on_its_thread_takes_it_too COMMAND test_tlb_lock handler)
+add_test(NAME tlb_lock_waiter_sleeps_while_the_lock_is_held COMMAND test_tlb_lock sleep)
