@@ -70,3 +70,16 @@ add_test(NAME system_hugetlb_fork_without_memory_for_the_copies_says_what_it_lef
 set_tests_properties(system_hugetlb_fork_without_memory_for_the_copies_says_what_it_left_exposed PROPERTIES
   ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M;HUGEPOLICY_LOG=${CMAKE_CURRENT_BINARY_DIR}/fork_nomem.log"
   RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
+
+# a program's own SIGBUS handler (a reader of a mapped file, in a second
+# thread) while a fork has hugepolicy's fork-window handler in its place,
+# with the pool left without a page: called as the kernel would call it
+add_executable(test_fork_sigbus_handler test_fork_sigbus_handler.c)
+target_link_libraries(test_fork_sigbus_handler PRIVATE hugepolicy pthread)
+foreach(M altstack nodefer resethand)
+  set(T system_hugetlb_fork_window_calls_a_sigbus_handler_with_its_own_flags_${M})
+  add_test(NAME ${T} COMMAND ${POOL} 16 $<TARGET_FILE:test_fork_sigbus_handler> ${M})
+  set_tests_properties(${T} PROPERTIES
+    ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
+    RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 120)
+endforeach()

@@ -17,6 +17,7 @@
  *   stage the copies says, at the fork, how much it left exposed */
 #define _GNU_SOURCE
 #include "check.h"
+#include "fill_pool.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -182,20 +183,7 @@ int main(int argc, char **argv)
 		return writer_mode(atoi(argv[3]));
 	if (argc > 2 && strcmp(argv[2], "nomem") == 0)
 		return nomem_mode();
-	while (nblk < MAXBLOCKS) {
-		blk[nblk] = malloc(BLOCK);
-		if (!blk[nblk])
-			break;
-		memset(blk[nblk], 1 + nblk, BLOCK);
-		nblk++;
-		hugepolicy_stats(&st);
-		if (st.hugetlb_fallbacks > 0)
-			break;
-	}
-	hugepolicy_stats(&st);
-	printf("parent: %d blocks, %llu B on the pool, %llu refused\n", nblk,
-	       (unsigned long long)st.hugetlb_bytes, (unsigned long long)st.hugetlb_fallbacks);
-	fflush(stdout);
+	nblk = fill_pool(blk, MAXBLOCKS, BLOCK, &st);
 	if (st.hugetlb_bytes == 0)
 		SKIP("the pool gave the parent no page (another process holds them?)");
 	int ok = 0;
