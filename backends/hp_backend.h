@@ -163,6 +163,7 @@ void hp_tlb_fallback(int owner, size_t bytes);       /* a request the pool did n
 struct hp_tlb_counts { uint64_t pool_maps, pool_bytes, fallbacks, fallback_bytes; };
 void hp_tlb_counts(int owner, struct hp_tlb_counts *c);
 uint64_t hp_tlb_pool_bytes(void);                    /* all owners, on the pool now */
+size_t hp_tlb_pool_maps(void);                       /* ... and how many mappings */
 /* Per page size, read back from the table: mappings and bytes on the pool
  * now, and requests that page size's pool refused (a block that then came
  * from a smaller pool counts here, not in hugetlb_fallbacks).  page_size 0:
@@ -170,10 +171,13 @@ uint64_t hp_tlb_pool_bytes(void);                    /* all owners, on the pool 
 struct hp_tlb_size { uint64_t page_size, maps, bytes, refused, refused_bytes; };
 int hp_tlb_sizes(struct hp_tlb_size *out, int max);
 void hp_tlb_refused(size_t page_size, size_t bytes);
-/* The table's lock: re-entrant for its owner thread (fork from a signal
- * handler); fn may clear *on_pool (the mapping left the pool). */
+/* The table's lock (hugetlb_map_lock.c): re-entrant for its owner thread,
+ * also from a signal handler on it (fork from a handler); the forked child
+ * calls hp_tlb_lock_child once.  fn may clear *on_pool (the mapping left
+ * the pool). */
 void hp_tlb_lock(void);
 void hp_tlb_unlock(void);
+void hp_tlb_lock_child(void);
 void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on_pool, void *arg), void *arg);
 
 /* fork() children make hugepolicy's hugetlb mappings their own before fork

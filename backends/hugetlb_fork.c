@@ -52,6 +52,7 @@ static int wait_fds[LEVELS] = { -1, -1, -1, -1 }, done_fds[LEVELS] = { -1, -1, -
 static int thp_ok, verbose, copy = 1;
 static unsigned depth;
 static int staged;                       /* level 1 only */
+static int pipe_err[LEVELS];             /* why the parent could not wait, 0 */
 static sigset_t old_mask[LEVELS];        /* signals are blocked from prepare to parent/child */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -66,10 +67,33 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
  * died of that before the staged copies).  A child's fault on such a page
  * before its handler runs is caught (hugetlb_fork_sigbus.c).  The copy is
  * as consistent as the data other threads were writing at fork time; where
- * it replaces the mapping, the child's earlier writes are undone. */
-#define MAX_STAGED 1024
-static struct stage { void *base, *copy; size_t len; } stage[MAX_STAGED];
-static unsigned nstaged;
+ * it replaces the mapping, the child's earlier writes are undone.  Every
+ * mapping is staged, however many there are; what cannot be (no memory for
+ * a copy or for the table) the child copies while the parent's forking
+ * thread waits, exposed to the other threads' writes, and the parent says
+ * so at that fork - as it does when it has no pipe to wait on. */
+static struct stage { void *base, *copy; size_t len; } *stage;
+static size_t nstaged, cap, mapped;     /* entries in stage; room for cap; bytes */
+static size_t unstaged;                 /* bytes that could not be staged (level 1) */
+
+/* room for n entries: no malloc inside fork's prepare handler, so the
+ * table is its own mapping, sized from the count of mappings and grown by
+ * mremap; kept from fork to fork (a child inherits it) */
+static int reserve(size_t n)
+{
+	if (n <= cap)
+		return 0;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t want = (n * sizeof *stage + page - 1) / page * page;
+	void *p = stage ? mremap(stage, mapped, want, MREMAP_MAYMOVE)
+			: mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	stage = p;
+	mapped = want;
+	cap = want / sizeof *stage;
+	return 0;
+}
 
 struct rehome { size_t copied, moved, lost; };
 
@@ -102,19 +126,20 @@ static void own(void *base, size_t len, int owner, unsigned char *on_pool, void 
 }
 
 /* parent: stage a copy of each mapping (multi-threaded) or of each mapping
- * of pages above 2 MiB (see the top); *ok cleared when one cannot be made */
-struct stage_arg { int ok, all; };
+ * of pages above 2 MiB (see the top); what cannot be staged (no memory for
+ * the copy or the table) is counted in unstaged, and the child copies it */
+struct stage_arg { int all; };
 
 static void stage_one(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
 {
 	struct stage_arg *a = arg;
-	int *ok = &a->ok;
 	(void)owner;
-	if (!*on_pool || !*ok || (!a->all && hp_tlb_page_of(base) <= HP_HUGE_2M))
+	if (!*on_pool || (!a->all && hp_tlb_page_of(base) <= HP_HUGE_2M))
 		return;
-	void *c = nstaged < MAX_STAGED ? hp_pages_map_anon_aligned(len, thp_ok) : NULL;
+	void *c = unstaged == 0 && (nstaged < cap || reserve(2 * cap + 1) == 0)
+		  ? hp_pages_map_anon_aligned(len, thp_ok) : NULL;
 	if (!c) {
-		*ok = 0;
+		unstaged += len;        /* and every later one: the first failure ends staging */
 		return;
 	}
 	memcpy(c, base, len);
@@ -123,7 +148,7 @@ static void stage_one(void *base, size_t len, int owner, unsigned char *on_pool,
 
 static void unstage(void)
 {
-	for (unsigned i = 0; i < nstaged; i++)
+	for (size_t i = 0; i < nstaged; i++)
 		munmap(stage[i].copy, stage[i].len);
 	nstaged = 0;
 }
@@ -133,7 +158,7 @@ static void unstage(void)
 int hp_fork_place_staged(const void *addr)
 {
 	uintptr_t a = (uintptr_t)addr;
-	for (unsigned i = 0; i < nstaged; i++) {
+	for (size_t i = 0; i < nstaged; i++) {
 		uintptr_t b = (uintptr_t)stage[i].base;
 		if (a < b || a - b >= stage[i].len)
 			continue;
@@ -146,32 +171,35 @@ int hp_fork_place_staged(const void *addr)
 	return 0;
 }
 
-/* child: the staged copies are where the hugetlb mappings were */
+/* child: the staged copies are where the hugetlb mappings were.  The table
+ * is walked in the order prepare staged them (its lock was held since), so
+ * the next staged entry is the only candidate. */
+static size_t placed;
+
 static void place(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
 {
 	struct rehome *r = arg;
 	(void)owner;
-	for (unsigned i = 0; i < nstaged; i++)
-		if (stage[i].base == base) {
-			if (!stage[i].copy) {           /* placed already, by the SIGBUS handler */
-				*on_pool = 0;
-				r->moved += len;
-				return;
-			}
-			/* the child's own pages, or the staged copy (see above) */
-			if (*on_pool && madvise(base, len, MADV_POPULATE_WRITE) == 0) {
-				munmap(stage[i].copy, len);
-				r->copied += len;
-				return;
-			}
-			if (mremap(stage[i].copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, base) == MAP_FAILED) {
-				r->lost += len;
-				return;
-			}
-			*on_pool = 0;
-			r->moved += len;
-			return;
-		}
+	if (placed >= nstaged || stage[placed].base != base)
+		return;
+	struct stage *st = &stage[placed++];
+	if (!st->copy) {                        /* placed already, by the SIGBUS handler */
+		*on_pool = 0;
+		r->moved += len;
+		return;
+	}
+	/* the child's own pages, or the staged copy (see above) */
+	if (*on_pool && madvise(base, len, MADV_POPULATE_WRITE) == 0) {
+		munmap(st->copy, len);
+		r->copied += len;
+		return;
+	}
+	if (mremap(st->copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, base) == MAP_FAILED) {
+		r->lost += len;
+		return;
+	}
+	*on_pool = 0;
+	r->moved += len;
 }
 
 static void prepare(void)
@@ -195,21 +223,40 @@ static void prepare(void)
 		staged = 0;
 	if (copy && hp_tlb_pool_bytes() > 0) {
 		if (lv == 0) {
-			struct stage_arg a = { 1, !__libc_single_threaded };
+			struct stage_arg a = { !__libc_single_threaded };
+			unstaged = placed = 0;
+			reserve(hp_tlb_pool_maps());    /* stage_one grows it if that fails */
 			hp_tlb_each(stage_one, &a);
-			if (!a.ok)
-				unstage();      /* no memory for the copies: the child copies */
-			staged = a.ok && a.all;     /* all of them: no pipe, no wait */
-			if (staged && nstaged)
+			staged = a.all && !unstaged;    /* all of them: no pipe, no wait */
+			if (nstaged)
 				hp_fork_sigbus_arm();
 		}
 		int fds[2];
-		if (!(lv == 0 && staged) && pipe2(fds, O_CLOEXEC) == 0) {
-			wait_fds[lv] = fds[0];
-			done_fds[lv] = fds[1];
+		if (!(lv == 0 && staged)) {
+			if (pipe2(fds, O_CLOEXEC) == 0) {
+				wait_fds[lv] = fds[0];
+				done_fds[lv] = fds[1];
+			} else {
+				pipe_err[lv] = errno;
+			}
 		}
 	}
 	errno = saved;
+}
+
+/* parent: what this fork left exposed to the kernel taking a shared page
+ * from the child, said once per fork it happens in */
+static void say_exposed(unsigned lv)
+{
+	if (lv == 0 && unstaged)
+		hp_say("fork: no memory to stage a copy of %zu bytes of hugetlb memory for the child: it copies "
+		       "them itself while this thread waits, and %s can take a page from it before it has "
+		       "copied it (a pool page it then cannot get kills it)",
+		       unstaged, __libc_single_threaded ? "the kernel (pages above 2 MiB)" : "a write there by another thread");
+	if (pipe_err[lv])
+		hp_say("fork: no pipe to wait for the child (%s): this thread's writes to its hugetlb memory "
+		       "can take pages from the child before it has copied them", strerror(pipe_err[lv]));
+	pipe_err[lv] = 0;
 }
 
 static void parent(void)
@@ -221,6 +268,7 @@ static void parent(void)
 			hp_fork_sigbus_disarm();
 		if (lv == 0 && nstaged)
 			unstage();
+		say_exposed(lv);
 		if (wait_fds[lv] >= 0) {
 			char c;
 			close(done_fds[lv]);
@@ -242,6 +290,7 @@ static void child(void)
 {
 	int saved = errno;
 	unsigned lv = --depth;
+	hp_tlb_lock_child();
 	if (lv < LEVELS) {
 		uint64_t shared = copy ? 0 : hp_tlb_pool_bytes();
 		if (shared)
@@ -249,6 +298,7 @@ static void child(void)
 			       "(HUGEPOLICY_FORK=inherit): a write there that the pool or a cgroup hugetlb limit "
 			       "cannot give a page kills it",
 			       (unsigned long long)shared);
+		pipe_err[lv] = 0;
 		struct rehome r = { 0, 0, 0 };
 		if (lv == 0 && nstaged) {
 			hp_tlb_each(place, &r);
@@ -278,7 +328,10 @@ static void child(void)
 			       thp_ok ? "THP" : "base pages");
 		else if (r.copied && verbose)
 			hp_say("fork: %zu bytes of hugetlb memory copied from the pool for this child", r.copied);
-	}
+	} else if (copy && hp_tlb_pool_bytes() > 0)
+		hp_say("fork: nested %u deep in fork handlers (more than %d): this child shares its hugetlb "
+		       "memory with its parent copy-on-write, and a write there that the pool cannot give a "
+		       "page kills it", lv + 1, LEVELS);
 	hp_tlb_unlock();
 	if (lv < LEVELS)
 		pthread_sigmask(SIG_SETMASK, &old_mask[lv], NULL);

@@ -19,12 +19,27 @@
  * then raised again, a fault repeats).  Within the window a sigaction query
  * of SIGBUS sees hugepolicy's handler; a handler the program installs
  * meanwhile is kept (not overwritten when the window closes).
+ *
+ * "As the kernel would have called it": hugepolicy's handler is installed
+ * with the program handler's SA_ONSTACK and SA_RESTART (both when the
+ * program has none), so it - and the program's handler it calls - runs on
+ * the stack the kernel would have picked (the thread's sigaltstack, if it
+ * has one, for an SA_ONSTACK handler) and an interrupted call restarts as
+ * the program asked.  The program's handler runs with the mask the kernel
+ * would have set: the interrupted mask, plus its sa_mask, plus SIGBUS unless
+ * SA_NODEFER; its SA_RESETHAND makes SIGBUS's disposition SIG_DFL from that
+ * call on (within the window hugepolicy's handler stays in place and treats
+ * a further SIGBUS as SIG_DFL; the window's end puts SIG_DFL back).  A
+ * handler that returns gets hugepolicy's mask back; one that siglongjmps
+ * leaves the mask as the kernel's call would have.
  */
 #define _GNU_SOURCE
 #include "hp_backend.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static struct sigaction before;
@@ -44,12 +59,34 @@ static void disarm(void)
 	}
 }
 
+/* The program's handler, with the mask and SA_RESETHAND the kernel would
+ * have applied (see the top). */
+static void call(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction h = before;
+	if (h.sa_flags & SA_RESETHAND) {
+		before.sa_handler = SIG_DFL;
+		before.sa_flags = 0;
+		sigemptyset(&before.sa_mask);
+	}
+	sigset_t mask = ((ucontext_t *)uc)->uc_sigmask, ours;
+	sigorset(&mask, &mask, &h.sa_mask);
+	if (!(h.sa_flags & SA_NODEFER))
+		sigaddset(&mask, sig);
+	pthread_sigmask(SIG_SETMASK, &mask, &ours);
+	if (h.sa_flags & SA_SIGINFO)
+		h.sa_sigaction(sig, si, uc);
+	else
+		h.sa_handler(sig);
+	pthread_sigmask(SIG_SETMASK, &ours, NULL);
+}
+
 /* The program's own disposition, as if hugepolicy's handler were not there. */
 static void chain(int sig, siginfo_t *si, void *uc)
 {
 	if (before.sa_flags & SA_SIGINFO) {
 		if (before.sa_sigaction)
-			before.sa_sigaction(sig, si, uc);
+			call(sig, si, uc);
 		return;
 	}
 	if (before.sa_handler == SIG_IGN && si->si_code <= 0)
@@ -63,7 +100,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
 			raise(SIGBUS);
 		return;
 	}
-	before.sa_handler(sig);
+	call(sig, si, uc);
 }
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
@@ -76,10 +113,13 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 
 void hp_fork_sigbus_arm(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, now;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_sigbus;
-	sa.sa_flags = SA_SIGINFO;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	if (sigaction(SIGBUS, NULL, &now) == 0 &&
+	    ((now.sa_flags & SA_SIGINFO) || (now.sa_handler != SIG_DFL && now.sa_handler != SIG_IGN)))
+		sa.sa_flags = SA_SIGINFO | (now.sa_flags & (SA_ONSTACK | SA_RESTART));
 	sigfillset(&sa.sa_mask);
 	parent_pid = getpid();
 	if (sigaction(SIGBUS, &sa, &before) == 0)

@@ -5,18 +5,13 @@
  * finds a block by its base; fork (hugetlb_fork.c) walks all of them; the
  * report counts them, per page size too.
  *
- * An open-addressing hash of base -> (length, owner, on-pool, page size) under a lock
- * that its owner thread may take again: fork() takes it in its prepare
- * handler, and POSIX lets a signal handler call fork() while the same thread
- * is inside fork() or inside this table (glibc's tst-mallocfork); a plain
- * mutex would deadlock there.  The lock is a word holding the owning
- * thread's pthread_self() (the same value in a forked child).
+ * An open-addressing hash of base -> (length, owner, on-pool, page size)
+ * under a lock that its owner thread may take again, also from a signal
+ * handler (hugetlb_map_lock.c).
  */
 #define _GNU_SOURCE
 #include "hp_backend.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -26,36 +21,12 @@
 struct slot { uintptr_t base; size_t len; unsigned char owner, on_pool, shift; };
 
 static struct slot table[SLOTS];
-static atomic_uintptr_t lock_owner;
-static unsigned lock_depth;             /* written by the owner only */
 static atomic_size_t live, live_blocks;
 static atomic_size_t pool_bytes[HP_TLB_OWNERS], pool_maps[HP_TLB_OWNERS];
 static atomic_size_t fb_count[HP_TLB_OWNERS], fb_bytes[HP_TLB_OWNERS];
 /* per page size (index: log2, 0 not recorded): on the pool now, and refused */
 static atomic_size_t sz_maps[64], sz_bytes[64], sz_refused[64], sz_refused_bytes[64];
 static uintptr_t lo_addr = UINTPTR_MAX, hi_addr;    /* bounds of non-block entries */
-
-void hp_tlb_lock(void)
-{
-	uintptr_t self = (uintptr_t)pthread_self();
-	if (atomic_load_explicit(&lock_owner, memory_order_relaxed) == self) {
-		lock_depth++;
-		return;
-	}
-	for (;;) {
-		uintptr_t none = 0;
-		if (atomic_compare_exchange_weak(&lock_owner, &none, self))
-			break;
-		sched_yield();
-	}
-	lock_depth = 1;
-}
-
-void hp_tlb_unlock(void)
-{
-	if (--lock_depth == 0)
-		atomic_store(&lock_owner, 0);
-}
 
 static unsigned hash(uintptr_t base)
 {
@@ -270,6 +241,14 @@ void hp_tlb_counts(int owner, struct hp_tlb_counts *c)
 	c->pool_bytes = atomic_load(&pool_bytes[owner]);
 	c->fallbacks = atomic_load(&fb_count[owner]);
 	c->fallback_bytes = atomic_load(&fb_bytes[owner]);
+}
+
+size_t hp_tlb_pool_maps(void)
+{
+	size_t n = 0;
+	for (int i = 0; i < HP_TLB_OWNERS; i++)
+		n += atomic_load(&pool_maps[i]);
+	return n;
 }
 
 uint64_t hp_tlb_pool_bytes(void)

@@ -28,10 +28,8 @@ set_tests_properties(run_stops_at_the_first_non_option run_stats_takes_a_separat
   run_dry_run_prints_env_and_command_without_running_it run_refuses_a_library_that_is_not_hugepolicy
   run_preloads_the_versioned_soname version_prints_library_jemalloc_mimalloc_glibc
   reports_come_from_the_command_not_its_children run_inherit_makes_every_descendant_report
-  a_second_preloaded_copy_stays_inert
-  PROPERTIES ENVIRONMENT "HUGEPOLICY_LIBRARY=;HUGEPOLICY_REPORT_PID=;LD_PRELOAD=")
+  a_second_preloaded_copy_stays_inert nested_run_prints_only_the_commands_lines
+  PROPERTIES ENVIRONMENT "HUGEPOLICY_LIBRARY=;HUGEPOLICY_REPORT_PID=;HUGEPOLICY_REPORT_STDERR=;LD_PRELOAD=")
 # probe --measure: the host's fault costs, as auto measures them (issue 19)
 add_test(NAME probe_measure_prints_positive_fault_costs
   COMMAND ${CLI_SH}/test_probe_measure.sh ${CMAKE_BINARY_DIR})
-  a_second_preloaded_copy_stays_inert nested_run_prints_only_the_commands_lines
-  PROPERTIES ENVIRONMENT "HUGEPOLICY_LIBRARY=;HUGEPOLICY_REPORT_PID=;HUGEPOLICY_REPORT_STDERR=;LD_PRELOAD=")

@@ -40,3 +40,46 @@ foreach(B ${BACKENDS})
   set_tests_properties(${B}_second_thread_waits_for_start_up_then_gets_a_backend_block PROPERTIES
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B}")
 endforeach()
+
+# the mapping table's lock (backends/hugetlb_map_lock.c), white box: a signal
+# handler on the owning thread may take it at any instruction of a hold, and
+# a thread that waits for it sleeps
+add_executable(test_tlb_lock test_tlb_lock.c)
+target_include_directories(test_tlb_lock PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/backends)
+target_link_libraries(test_tlb_lock PRIVATE pthread)
+add_test(NAME tlb_lock_stays_held_when_a_handler_on_its_thread_takes_it_too COMMAND test_tlb_lock handler)
+add_test(NAME tlb_lock_waiter_sleeps_while_the_lock_is_held COMMAND test_tlb_lock sleep)
+
+# a multi-threaded parent holding 1100 blocks of 2 MiB on the pool (more
+# than the 1024 copies the fork once staged at most), a parent cgroup's
+# hugetlb.2MB.max at exactly those pages so no child gets one, and a second
+# thread writing into every block: each child writes every block and exits 0,
+# and no fork says it left memory exposed.  Needs 1100 pool pages (2.2 GiB)
+# and as much again for the copies.
+add_test(NAME system_hugetlb_fork_of_1100_blocks_with_a_writing_thread_and_no_pool_page_left
+  COMMAND sh -c "rm -f \"$HUGEPOLICY_LOG\"; exec \"$@\"" sh ${POOL} 1100
+    sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_cgroup.sh 2306867200 $<TARGET_FILE:test_fork_hugetlb> system writer 1100)
+set_tests_properties(system_hugetlb_fork_of_1100_blocks_with_a_writing_thread_and_no_pool_page_left PROPERTIES
+  ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M;HUGEPOLICY_LOG=${CMAKE_CURRENT_BINARY_DIR}/fork_1100.log"
+  RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 300)
+# ... and where the parent has no memory for the copies, the fork says how
+# much it left exposed to another thread's writes (the parent's VmSize limit
+# leaves no room for a 2 MiB copy)
+add_test(NAME system_hugetlb_fork_without_memory_for_the_copies_says_what_it_left_exposed
+  COMMAND sh -c "rm -f \"$HUGEPOLICY_LOG\"; exec \"$@\"" sh ${POOL} 16 $<TARGET_FILE:test_fork_hugetlb> system nomem)
+set_tests_properties(system_hugetlb_fork_without_memory_for_the_copies_says_what_it_left_exposed PROPERTIES
+  ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M;HUGEPOLICY_LOG=${CMAKE_CURRENT_BINARY_DIR}/fork_nomem.log"
+  RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
+
+# a program's own SIGBUS handler (a reader of a mapped file, in a second
+# thread) while a fork has hugepolicy's fork-window handler in its place,
+# with the pool left without a page: called as the kernel would call it
+add_executable(test_fork_sigbus_handler test_fork_sigbus_handler.c)
+target_link_libraries(test_fork_sigbus_handler PRIVATE hugepolicy pthread)
+foreach(M altstack nodefer resethand)
+  set(T system_hugetlb_fork_window_calls_a_sigbus_handler_with_its_own_flags_${M})
+  add_test(NAME ${T} COMMAND ${POOL} 16 $<TARGET_FILE:test_fork_sigbus_handler> ${M})
+  set_tests_properties(${T} PROPERTIES
+    ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
+    RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 120)
+endforeach()
