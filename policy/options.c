@@ -236,6 +236,9 @@ static int parse_fault_cost(const char *s, struct hp_options *o)
 	o->fault_cost = HP_ADAPT_PINNED;
 	o->fault_base_ns = base;
 	o->fault_thp_ns = thp;
+	return 0;
+}
+
 /* "" (unset), "none", or "DEV:INO" (decimal st_dev and st_ino), as log.c
  * writes it */
 static int parse_report_stderr(const char *s, struct hp_options *o)
