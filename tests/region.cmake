@@ -22,7 +22,7 @@ add_test(NAME region_dontfork_and_wipeonfork_seen_from_a_child COMMAND ${REGION_
 add_test(NAME region_interleave_on_one_node_is_reported_as_a_noop COMMAND ${REGION} interleave)
 add_test(NAME region_info_matches_smaps COMMAND ${REGION_POOL} 24 ${REGION} info_smaps)
 add_test(NAME region_without_the_malloc_backend COMMAND env -u HUGEPOLICY_BACKEND -u HUGEPOLICY_PAGES
-  -u HUGEPOLICY_VERBOSE -u HUGEPOLICY_STATS -u HUGEPOLICY_LOG ${REGION} no_backend)
+  -u HUGEPOLICY_VERBOSE -u HUGEPOLICY_STATS -u HUGEPOLICY_LOG -u HUGEPOLICY_FAULT_COST ${REGION} no_backend)
 add_test(NAME region_does_not_allocate_through_jemalloc_under_ld_preload COMMAND ${REGION} no_backend)
 set_tests_properties(region_does_not_allocate_through_jemalloc_under_ld_preload PROPERTIES
   ENVIRONMENT "LD_PRELOAD=${LIB};HUGEPOLICY_BACKEND=jemalloc;REGION_BACKEND=jemalloc")
