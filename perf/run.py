@@ -267,6 +267,8 @@ def write_outputs(out_dir, cfg, facts, runs, wls, names):
         parts += ["### Summary: each backend's auto, its best static mode and the peers", main,
                   "### Targets (paired ratio [bootstrap 95 % interval] verdict)",
                   summary.goals_table(runs, wls, names),
+                  "### Do no harm: each backend's auto against its own off (paired ratio [95 % interval] verdict)",
+                  summary.harm_table(runs, wls, names),
                   "Summary chart: %s" % chart.plot(out_dir, "summary", cols, rows, baseline, title),
                   "### Every metric"]
     parts += [report.timing_table(runs, wls, names, baseline),
@@ -419,6 +421,8 @@ def main(argv=None):
         interrupted = True
         log("interrupted: reporting the %d runs done" % len(runs))
 
+    if not interrupted:
+        facts["fault_costs_end"] = machine.fault_costs(hp)
     cfg = {k: v for k, v in vars(args).items()}
     cfg.update(configurations=names, workloads=[w.name for w in wls], precision=precision,
                identity=ident, started=started,

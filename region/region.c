@@ -57,10 +57,12 @@ static int normalise(struct hp_region *r, size_t bytes, const struct hugepolicy_
 	r->opt.size = sizeof r->opt;
 	const struct hugepolicy_region_options *o = &r->opt;
 	uint64_t ps = o->hugetlb_page_size;
-	if (bytes == 0 || bytes > SIZE_MAX / 4 || (o->flags & ~15u) || o->pages < 0 || o->pages > 3 ||
+	if (bytes == 0 || (o->flags & ~15u) || o->pages < 0 || o->pages > 3 ||
 	    o->numa < 0 || o->numa > 3 || o->fork < 0 || o->fork > 2 || o->threads > 64 ||
 	    (ps && (ps < 4096 || (ps & (ps - 1)))) || (o->numa == HUGEPOLICY_REGION_NUMA_NODE && o->node < 0))
 		return EINVAL;
+	if (bytes > SIZE_MAX / 4)
+		return ENOMEM;          /* a size no address space holds (C11 malloc's errno) */
 	r->req = bytes;
 	r->asked = o->pages;
 	return 0;
@@ -112,8 +114,13 @@ HP_REGION_API void *hugepolicy_region_resize(void *region, size_t bytes)
 	/* out of the table while it changes: once mremap has moved it, its old
 	 * address is free for another thread's region, whose record must not
 	 * meet this one's there */
-	if (bytes == 0 || bytes > SIZE_MAX / 4 || hp_region_table_take((uintptr_t)region, &r) != 0) {
+	if (bytes == 0 || hp_region_table_take((uintptr_t)region, &r) != 0) {
 		errno = EINVAL;
+		return NULL;
+	}
+	if (bytes > SIZE_MAX / 4) {
+		hp_region_table_put(&r);        /* as it was */
+		errno = ENOMEM;
 		return NULL;
 	}
 	old = r;

@@ -32,6 +32,31 @@ static void forget_resize(struct hp_region *r)
 	}
 }
 
+/* The "<kind>: used: N bytes|pages ..." line states the size the region has
+ * now: N is rewritten in place (the digits of the old count give way to
+ * the new one, the rest of the reason moves along). */
+static void restate_used(struct hp_region *r)
+{
+	const char *head = r->kind == HUGEPOLICY_REGION_HUGETLB ? "hugetlb: used: "
+			 : r->kind == HUGEPOLICY_REGION_BASE ? "base: used: " : NULL;
+	char *s = head ? strstr(r->why, head) : NULL;
+	if (!s || (s != r->why && s[-1] != '\n'))
+		return;
+	char *digits = s + strlen(head), *end = digits;
+	while (*end >= '0' && *end <= '9')
+		end++;
+	if (end == digits)
+		return;
+	char num[24], rest[sizeof r->why];
+	int n = snprintf(num, sizeof num, "%zu", r->kind == HUGEPOLICY_REGION_HUGETLB ? r->len / r->page : r->len);
+	size_t keep = (size_t)(digits - r->why), tail = strlen(end);
+	if (n <= 0 || keep + (size_t)n + tail >= sizeof r->why)
+		return;
+	memcpy(rest, end, tail + 1);
+	memcpy(digits, num, (size_t)n);
+	memcpy(digits + n, rest, tail + 1);
+}
+
 static int resize_hugetlb(struct hp_region *r, size_t len)
 {
 	if (len > r->len)
@@ -78,6 +103,7 @@ int hp_region_os_resize(struct hp_region *r, size_t bytes)
 	r->len = len;
 	r->req = bytes;
 	forget_resize(r);
+	restate_used(r);
 	if (len > old)
 		hp_region_why(r, "resize: %zu -> %zu bytes: moved by mremap, nothing copied%s", old, len,
 			      !r->prefaulted ? "" : threads ? ", the new part populated" : ", not populated");

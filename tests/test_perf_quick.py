@@ -62,6 +62,17 @@ rc, out = run([os.path.join(perf, "churn"), "--ops-per-thread", "100000", "--thr
 f = fields(out, "churn")
 check(rc == 0 and f and f["ops"] == 200000 and f["mops_per_s"] > 0, "churn: ops = threads x ops per thread")
 
+for mode, extra, n in (("churn", ["--ops", "30", "--live", "4", "--min-mib", "1", "--max-mib", "3"], 30),
+                      ("fill", ["--blocks", "4", "--mib", "2"], 4)):
+    rc, out = run([os.path.join(perf, "big_blocks"), "--mode", mode] + extra)
+    f = fields(out, "big-blocks")
+    # fill: block i holds byte 1 + i, so the middle bytes sum to 1+2+3+4
+    check(rc == 0 and f and f["blocks"] == n and 0 < f["p50_s"] <= f["p99_s"] <= f["max_s"] <= f["seconds"]
+          and (f["check"] == 10 if mode == "fill" else f["check"] > 0),
+          "big-blocks %s: %d blocks timed, p50 <= p99 <= slowest <= total" % (mode, n))
+rc, out = run([os.path.join(perf, "big_blocks"), "--mode", "spin"])
+check(rc == 2, "big-blocks: an unknown mode is refused with exit 2")
+
 render = os.path.join(perf, "render")
 check_render = os.path.join(repo, "perf", "workloads", "render", "check_quick.sh")
 if os.access(render, os.X_OK) and os.path.exists(check_render):

@@ -213,6 +213,9 @@ static void strict(void)
 	}
 	errno = 0;
 	CHECK(region(0, HUGEPOLICY_REGION_BASE, 0, 1) == NULL && errno == EINVAL);
+	for (int k = 0; k < 4; k++)     /* a size no address space holds: C11 malloc's ENOMEM */
+		CHECK_MSG(region(SIZE_MAX - 5, k, 0, 1) == NULL && errno == ENOMEM, "%s, SIZE_MAX - 5: errno %d",
+			  hugepolicy_region_kind_name(k), errno);
 	CHECK(region(MiB, 7, 0, 1) == NULL && errno == EINVAL);
 	CHECK(region(MiB, HUGEPOLICY_REGION_BASE, 1u << 9, 1) == NULL && errno == EINVAL);
 	p = region(n, HUGEPOLICY_REGION_HUGETLB, 0, 1);    /* not strict: falls back */
@@ -310,6 +313,11 @@ static void resize(void)
 		CHECK(in.rss == 20 * MiB);      /* the grown part populated too */
 		CHECK(has(in.reason, got == HUGEPOLICY_REGION_HUGETLB ? "cannot grow in place: a new region"
 			  : "moved by mremap, nothing copied"));
+		if (got == HUGEPOLICY_REGION_BASE)      /* the used line states the size it has now */
+			CHECK(has(in.reason, "base: used: 20971520 bytes") && !has(in.reason, "6291456 bytes,"));
+		errno = 0;
+		CHECK(hugepolicy_region_resize(q, SIZE_MAX - 5) == NULL && errno == ENOMEM);
+		CHECK(info_of(q).length == 20 * MiB);   /* a size that cannot be had leaves it as it was */
 		CHECK(hugepolicy_region_info(p, &in) == EINVAL || p == q);
 		fill(q, 20 * MiB, 40);
 		unsigned char *s = hugepolicy_region_resize(q, 3 * MiB);
@@ -319,6 +327,8 @@ static void resize(void)
 			CHECK(intact(s, 3 * MiB, 40));
 			CHECK(in.length == (got == HUGEPOLICY_REGION_BASE ? 3 * MiB : 4 * MiB));
 			CHECK(has(in.reason, "in place"));
+			CHECK(got != HUGEPOLICY_REGION_BASE || has(in.reason, "base: used: 3145728 bytes"));
+			CHECK(got != HUGEPOLICY_REGION_HUGETLB || has(in.reason, "hugetlb: used: 2 pages of 2048 kB"));
 			/* shrunk to an odd size and grown back: every new byte is zero,
 			 * the old tail that stayed mapped included (review: 1048571
 			 * stale bytes for thp and hugetlb, 4091 for base) */

@@ -38,6 +38,32 @@ def _probe(hugepolicy):
         return r.stdout.strip()
 
 
+def fault_costs(hugepolicy):
+    """`hugepolicy probe --measure --json`'s fault_costs: what a 4 KiB fault,
+    a THP fault of memory as the kernel hands it out and of a huge page just
+    freed cost on this host now (they move with the host's state, so run.py
+    measures at the start and again at the end), or a string saying why not."""
+    if not hugepolicy:
+        return "not measured (plain mode)"
+    try:
+        r = subprocess.run([hugepolicy, "probe", "--json", "--measure"], capture_output=True,
+                           text=True, timeout=60)
+        costs = json.loads(r.stdout).get("fault_costs") if r.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError, AttributeError) as exc:
+        return "not measured: %s" % exc
+    return costs if isinstance(costs, dict) else "not measured: exit %d: %s" % (
+        r.returncode, r.stderr.strip()[-200:])
+
+
+def costs_text(costs):
+    """'4 KiB fault 2.3 us, THP fault 1702 us (warm 108 us): base pages cheaper'"""
+    if not isinstance(costs, dict):
+        return str(costs)
+    verdict = "THP cheaper" if costs.get("thp_pays") else "base pages cheaper"
+    return "4 KiB fault %.1f us, 2 MiB THP fault %.0f us (warm %.0f us): %s" % (
+        costs["base_ns"] / 1e3, costs["thp_ns"] / 1e3, costs["thp_warm_ns"] / 1e3, verdict)
+
+
 def _balloon_reports():
     """True if a virtio balloon bound here offers free page reporting
     (feature bit 5, VIRTIO_BALLOON_F_REPORTING), False if none does."""
@@ -62,6 +88,7 @@ def info(hugepolicy=None, blender=None):
                            (_read("/proc/meminfo") or "").splitlines()
                            if l.startswith("MemTotal")), None),
         "hugepolicy_probe": _probe(hugepolicy),
+        "fault_costs": fault_costs(hugepolicy),
         # a guest whose balloon reports free pages to the host (virtio
         # free page reporting, Firecracker, QEMU free-page-reporting=on,
         # WSL2) gets them discarded there: memory freed to the kernel and
@@ -90,6 +117,11 @@ def summary(facts):
     reporting = ""
     if order and order.isdigit() and facts.get("balloon_reports_free_pages"):
         reporting = ", free pages reported to the host from %d KiB blocks (page_reporting)" % (4 << int(order))
-    return "Machine: %s, %s CPUs (%s), %s, kernel %s, THP %s, defrag %s%s%s" % (
+    costs = ""
+    if "fault_costs" in facts:
+        costs = "\n\nFault costs at the start: %s" % costs_text(facts["fault_costs"])
+        if "fault_costs_end" in facts:
+            costs += "; at the end: %s" % costs_text(facts["fault_costs_end"])
+    return "Machine: %s, %s CPUs (%s), %s, kernel %s, THP %s, defrag %s%s%s%s" % (
         facts.get("cpu_model"), facts.get("nproc"), facts.get("cpus_usable"), facts.get("mem_total"),
-        facts.get("kernel"), facts.get("thp_enabled"), facts.get("thp_defrag"), pools, reporting)
+        facts.get("kernel"), facts.get("thp_enabled"), facts.get("thp_defrag"), pools, reporting, costs)

@@ -11,6 +11,11 @@
   system/auto against GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (<= 1.00) per
   workload; jemalloc/auto fresh-buffer warm against system/off (<= 1.10)
   per size; hugepolicy against the native library on churn (<= 1.03).
+- harm_table: issue 19's do-no-harm targets, per workload and backend:
+  auto against the same backend's off on wall and CPU time (<= 1.02),
+  peak memory (<= 1.10) and, where the workload times single blocks
+  (malloc-large, block-fill), the 99th-percentile and the slowest block's
+  malloc + first fill (<= 2.00); each with its interval and verdict.
 - chart_rows: the main-metric ratios for chart.plot (summary.svg).
 Lower ratios are faster (or leaner).  Peak RSS is peak memory: RSS plus
 hugetlb pages (targets.mem_key; ru_maxrss, which counts no hugetlb page, for
@@ -115,6 +120,37 @@ def goals_table(runs, workloads, configs):
     if extra:
         out += ["", "| target | ratio [95 % interval] verdict |", "|---|---|"] + extra
     return "\n".join(out)
+
+
+def _block_keys(w):
+    """The per-block latency metrics of a workload that times blocks."""
+    return [m for m in w.metrics() if m.endswith(" block")] if hasattr(w, "metrics") else []
+
+
+def harm_table(runs, workloads, configs):
+    """Markdown: auto / off per workload x backend, with intervals; '' when
+    no backend ran both."""
+    pairs = [b for b in BACKENDS if b + "/auto" in configs and b + "/off" in configs]
+    if not pairs:
+        return ""
+    mem_key = targets.mem_key(runs)
+    head = ["workload", "backend", "wall <= %.2f" % targets.HARM_TIME, "CPU <= %.2f" % targets.HARM_TIME,
+            "%s <= %.2f" % ("peak RSS+hugetlb" if mem_key == "peak_mem_mib" else "peak RSS", targets.RSS_MORE),
+            "p99 block <= %.2f" % targets.HARM_LATENCY, "slowest block <= %.2f" % targets.HARM_LATENCY]
+    rows = []
+    for w in workloads:
+        ran = _ran(runs, w)
+        blocks = _block_keys(w)
+        for b in pairs:
+            auto, off = b + "/auto", b + "/off"
+            if auto not in ran or off not in ran:
+                continue
+            row = [w.name, b] + [_ci(runs, w.name, auto, off, k, targets.HARM_TIME) for k in ("wall_s", "cpu_s")]
+            row.append(_ci(runs, w.name, auto, off, mem_key, targets.RSS_MORE))
+            row += [_ci(runs, w.name, auto, off, k, targets.HARM_LATENCY) for k in blocks] or ["n/a", "n/a"]
+            rows.append(row)
+    return "\n".join(["| " + " | ".join(head) + " |", "|---|---|" + "---|" * (len(head) - 2)]
+                     + ["| " + " | ".join(r) + " |" for r in rows])
 
 
 def chart_rows(runs, workloads, configs, baseline):

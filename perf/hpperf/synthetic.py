@@ -112,4 +112,43 @@ class Churn(Program):
         return {"churn ops": f["seconds"]}, {"mops_per_s": f["mops_per_s"]}
 
 
-CLASSES = (Deform, Hashtable, FirstTouch, Churn)
+class BigBlocks(Program):
+    """Big blocks allocated and filled one at a time (big_blocks.c): the
+    total, and each block's malloc + first fill as the 99th percentile and
+    the slowest (the latency a page policy must not double)."""
+    exe_name = "big_blocks"
+    mode = None
+
+    def metrics(self):
+        return ["%s %s" % (self.name, k) for k in ("total", "p99 block", "slowest block")]
+
+    def parse(self, stdout):
+        f = fields(stdout, "big-blocks")
+        return ({"%s total" % self.name: f["seconds"], "%s p99 block" % self.name: f["p99_s"],
+                 "%s slowest block" % self.name: f["max_s"]},
+                {"median_block_s": f["p50_s"], "blocks": int(f["blocks"])})
+
+
+class MallocLarge(BigBlocks):
+    """mimalloc-bench's malloc-large pattern: about 20 live blocks of 5-25 MiB,
+    one freed and a fresh one filled per op."""
+    name = "malloc-large"
+    main_metric = "malloc-large total"
+    args = {"quick": ["--mode", "churn", "--ops", "200"], "full": ["--mode", "churn", "--ops", "1000"]}
+
+    def hugetlb_pages(self):
+        return 20 * 25 // 2 + 64
+
+
+class BlockFill(BigBlocks):
+    """Blocks of 64 MiB filled one after another and kept: where a THP fault
+    of memory the host took back stalls a single block."""
+    name = "block-fill"
+    main_metric = "block-fill total"
+    args = {"quick": ["--mode", "fill", "--blocks", "8"], "full": ["--mode", "fill", "--blocks", "24"]}
+
+    def hugetlb_pages(self):
+        return int(self.args[self.quality][-1]) * 32 + 32
+
+
+CLASSES = (Deform, Hashtable, FirstTouch, Churn, MallocLarge, BlockFill)

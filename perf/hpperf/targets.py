@@ -27,6 +27,8 @@ import statistics
 from . import report, workloads as wlreg
 
 SLOWER = 1.01      # auto: at most 1 % slower
+HARM_TIME = 1.02   # do no harm: auto's wall and CPU time at most 2 % over its own off
+HARM_LATENCY = 2.0  # ... and its slowest block (malloc + first fill) at most 2x off's
 RSS_MORE = 1.10    # auto: at most 10 % more peak RSS
 
 
