@@ -80,7 +80,7 @@ void hp_pages_unadvise_thp(void *p, size_t len);
 
 /* ---- hugetlb mappings that cannot SIGBUS later (hugetlb_pages.c) ---- */
 /* Why a hugetlb mapping was not made: the stage that refused, and errno. */
-enum { HP_TLB_FAIL_MMAP = 1, HP_TLB_FAIL_POPULATE, HP_TLB_FAIL_ALIGN, HP_TLB_FAIL_TABLE };
+enum { HP_TLB_FAIL_MMAP = 1, HP_TLB_FAIL_POPULATE, HP_TLB_FAIL_ALIGN, HP_TLB_FAIL_TABLE, HP_TLB_FAIL_KEPT };
 struct hp_tlb_fail { int stage, err; };
 const char *hp_tlb_stage_name(int stage);          /* "the pool has no room (Free-Rsvd)" ... */
 /* Map len bytes (rounded up to the page size that `flags`' MAP_HUGE_* bits
@@ -97,6 +97,16 @@ void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct 
 void *hp_pages_map_hugetlb_size(size_t len, size_t align, size_t page_size, size_t *mapped_len,
 				struct hp_tlb_fail *why);
 void hp_pages_unmap(void *p, size_t len);
+/* After a fork that left hugetlb pages shared copy-on-write (on = 1, in
+ * parent and child: hugetlb_fork.c), a new hugetlb mapping takes pool pages
+ * only where the pool keeps room for a copy of every page this process
+ * still shares (smaps Shared_Hugetlb), else it is refused with
+ * HP_TLB_FAIL_KEPT; the rule ends by itself once nothing is shared. */
+void hp_fork_cow_keep(int on);
+int hp_fork_cow_kept(size_t n, int flags);      /* 1: refuse n more bytes (flags: MAP_HUGE_*) */
+/* 1 if the pool of flags' page size (MAP_HUGE_* bits) has room for n bytes
+ * now, as the kernel counts it: a reservation made and given back */
+int hp_pages_pool_room(size_t n, int flags);
 /* bytes of [p, p+len) resident now, by mincore() in steps of 16 MiB (a
  * range that is gone counts nothing); errno may change */
 uint64_t hp_pages_resident(const void *p, size_t len);
@@ -105,8 +115,8 @@ uint64_t hp_pages_resident(const void *p, size_t len);
 void *hp_pages_map_anon_aligned(size_t len, int thp);
 
 /* Process numbers from /proc/self/smaps_rollup: Rss, AnonHugePages,
- * Private_Hugetlb + Shared_Hugetlb (bytes).  0 on success, errno else. */
-struct hp_smaps { uint64_t rss, anon_huge, hugetlb; };
+ * Private_Hugetlb + Shared_Hugetlb, Shared_Hugetlb (bytes).  0 on success, errno else. */
+struct hp_smaps { uint64_t rss, anon_huge, hugetlb, shared_hugetlb; };
 int hp_pages_smaps(struct hp_smaps *out);
 
 /* ---- THP for blocks >= threshold, in front of any backend (thp_large.c) ---- */

@@ -9,8 +9,10 @@
  * hugetlbpage.rst).  mimalloc's metadata lives in its segments, so with
  * hugetlb segments even a child's malloc(16) writes to one.
  *
- * So, before fork() returns in the child, the child makes every hugetlb
- * mapping hugepolicy made its own: MADV_POPULATE_WRITE copies the pages now
+ * Where the pool has room for a copy of every page at the fork (below,
+ * room_for_every_cow), the kernel's copy-on-write is left to do its work:
+ * nothing is copied.  Otherwise, before fork() returns in the child, the
+ * child makes every hugetlb mapping hugepolicy made its own: MADV_POPULATE_WRITE copies the pages now
  * from the pool (an error, not a signal, when the pool or a cgroup limit says
  * no); where that fails the mapping is re-homed: copied into anonymous memory
  * (THP-advised where THP is on) that mremap(2) puts at the same address.
@@ -52,6 +54,7 @@ static int wait_fds[LEVELS] = { -1, -1, -1, -1 }, done_fds[LEVELS] = { -1, -1, -
 static int thp_ok, verbose, copy = 1;
 static unsigned depth;
 static int staged;                       /* level 1 only */
+static int lazy;                         /* level 1: left to the kernel's copy-on-write */
 static int pipe_err[LEVELS];             /* why the parent could not wait, 0 */
 static sigset_t old_mask[LEVELS];        /* signals are blocked from prepare to parent/child */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -97,6 +100,17 @@ static int reserve(size_t n)
 
 struct rehome { size_t copied, moved, lost; };
 
+/* child: its own copy of a mapping from the pool (1), unless that would
+ * take pool pages an earlier fork's copy-on-write is owed (0: copy it
+ * elsewhere) */
+static int populate_own(void *base, size_t len)
+{
+	size_t ps = hp_tlb_page_of(base);
+	if (ps && hp_fork_cow_kept(len, __builtin_ctzll(ps) << MAP_HUGE_SHIFT))
+		return 0;
+	return madvise(base, len, MADV_POPULATE_WRITE) == 0;
+}
+
 /* child, single-threaded parent: make each mapping the child's own */
 static void own(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
 {
@@ -104,7 +118,7 @@ static void own(void *base, size_t len, int owner, unsigned char *on_pool, void 
 	(void)owner;
 	if (!*on_pool)
 		return;
-	if (madvise(base, len, MADV_POPULATE_WRITE) == 0) {
+	if (populate_own(base, len)) {
 		r->copied += len;
 		return;
 	}
@@ -189,7 +203,7 @@ static void place(void *base, size_t len, int owner, unsigned char *on_pool, voi
 		return;
 	}
 	/* the child's own pages, or the staged copy (see above) */
-	if (*on_pool && madvise(base, len, MADV_POPULATE_WRITE) == 0) {
+	if (*on_pool && populate_own(base, len)) {
 		munmap(st->copy, len);
 		r->copied += len;
 		return;
@@ -200,6 +214,59 @@ static void place(void *base, size_t len, int owner, unsigned char *on_pool, voi
 	}
 	*on_pool = 0;
 	r->moved += len;
+}
+
+/* Where the pool (and every cgroup hugetlb limit up the tree) has room now
+ * for a copy of every hugetlb page hugepolicy mapped, nothing is copied at
+ * the fork: the kernel's copy-on-write finds a page for whichever side
+ * writes first (the other keeps the original), so fork costs what it
+ * costs without hugepolicy and memory grows with the pages written.  The
+ * room is checked the way the kernel would hand it out: a private hugetlb
+ * mapping of that many pages (a reservation, nothing faulted) made and
+ * given back at once.  What stays open: another process that takes the
+ * pool's free pages before the writes (hugepolicy's own new hugetlb
+ * blocks keep them: hp_fork_cow_keep). */
+struct cow_need { size_t page[4]; uint64_t bytes[4]; unsigned n; };
+
+static void need_one(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
+{
+	struct cow_need *nd = arg;
+	size_t ps = hp_tlb_page_of(base);
+	(void)owner;
+	if (!*on_pool || !ps)
+		return;
+	unsigned i = 0;
+	while (i < nd->n && nd->page[i] != ps)
+		i++;
+	if (i == nd->n) {
+		if (nd->n == 4)
+			return;
+		nd->page[nd->n++] = ps;
+	}
+	nd->bytes[i] += len;
+}
+
+static int room_for_every_cow(void)
+{
+	/* pages this process shares already (an earlier child that still
+	 * lives, shared memory) may need copies too: then copy as before */
+	struct hp_smaps sm;
+	if (hp_pages_smaps(&sm) != 0 || sm.shared_hugetlb != 0)
+		return 0;
+	struct cow_need nd;
+	memset(&nd, 0, sizeof nd);
+	hp_tlb_each(need_one, &nd);
+	for (unsigned i = 0; i < nd.n; i++) {
+		if (nd.bytes[i] > SIZE_MAX / 2 ||
+		    !hp_pages_pool_room((size_t)nd.bytes[i], __builtin_ctzll(nd.page[i]) << MAP_HUGE_SHIFT))
+			return 0;
+		int64_t limit, usage;
+		char where[8];
+		if (hp_cgroup_hugetlb_room("", nd.page[i], &limit, &usage, where, sizeof where) != 0 ||
+		    (limit >= 0 && (usage < 0 || (uint64_t)(limit - usage) < nd.bytes[i])))
+			return 0;
+	}
+	return nd.n > 0;
 }
 
 static void prepare(void)
@@ -221,7 +288,9 @@ static void prepare(void)
 	wait_fds[lv] = done_fds[lv] = -1;
 	if (lv == 0)
 		staged = 0;
-	if (copy && hp_tlb_pool_bytes() > 0) {
+	if (lv == 0)
+		lazy = copy && hp_tlb_pool_bytes() > 0 && room_for_every_cow();
+	if (copy && hp_tlb_pool_bytes() > 0 && !(lv == 0 && lazy)) {
 		if (lv == 0) {
 			struct stage_arg a = { !__libc_single_threaded };
 			unstaged = placed = 0;
@@ -279,6 +348,8 @@ static void parent(void)
 		wait_fds[lv] = done_fds[lv] = -1;
 		if (lv == 0)
 			staged = 0;
+		if (lv == 0 && lazy)
+			hp_fork_cow_keep(1);
 	}
 	hp_tlb_unlock();
 	if (lv < LEVELS)
@@ -298,6 +369,13 @@ static void child(void)
 			       "(HUGEPOLICY_FORK=inherit): a write there that the pool or a cgroup hugetlb limit "
 			       "cannot give a page kills it",
 			       (unsigned long long)shared);
+		if (lv == 0 && lazy) {
+			hp_fork_cow_keep(1);
+			if (verbose)
+				hp_say("fork: this child shares %llu bytes of hugetlb memory with its parent copy-on-write: "
+				       "the pool had room for a copy of every page at the fork",
+				       (unsigned long long)hp_tlb_pool_bytes());
+		}
 		pipe_err[lv] = 0;
 		struct rehome r = { 0, 0, 0 };
 		if (lv == 0 && nstaged) {

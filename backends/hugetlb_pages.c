@@ -12,6 +12,8 @@
 #include "hp_backend.h"
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -42,6 +44,7 @@ const char *hp_tlb_stage_name(int stage)
 	case HP_TLB_FAIL_POPULATE: return "populating was refused (a cgroup hugetlb limit, or the pool was drained meanwhile)";
 	case HP_TLB_FAIL_ALIGN: return "no address space for the alignment";
 	case HP_TLB_FAIL_TABLE: return "hugepolicy's table of hugetlb mappings is full";
+	case HP_TLB_FAIL_KEPT: return "the pool's room is kept for copies of hugetlb pages a fork shares";
 	default: return "refused";
 	}
 }
@@ -55,6 +58,42 @@ static void fail(struct hp_tlb_fail *why, int stage, int err)
 	errno = err;
 }
 
+static atomic_int cow_keep;
+
+void hp_fork_cow_keep(int on)
+{
+	atomic_store_explicit(&cow_keep, on, memory_order_relaxed);
+}
+
+/* 1 if the pool of flags' page size has room for n bytes now: a private
+ * hugetlb mapping of n bytes (a reservation: nothing faulted) made and
+ * given back, as the kernel would count it (free, reserved, surplus) */
+int hp_pages_pool_room(size_t n, int flags)
+{
+	flags = (flags & ~(MAP_FIXED | MAP_FIXED_NOREPLACE | MAP_NORESERVE)) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB;
+	void *r = mmap(NULL, n, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (r == MAP_FAILED)
+		return 0;
+	munmap(r, n);
+	return 1;
+}
+
+/* hp_fork_cow_keep's rule for n more bytes of flags' page size: 0 if the
+ * pool has room for them and for a copy of every page still shared */
+int hp_fork_cow_kept(size_t n, int flags)
+{
+	if (!atomic_load_explicit(&cow_keep, memory_order_relaxed))
+		return 0;
+	struct hp_smaps sm;
+	if (hp_pages_smaps(&sm) != 0)
+		return 0;
+	if (sm.shared_hugetlb == 0) {
+		hp_fork_cow_keep(0);            /* every shared page copied, or the other side gone */
+		return 0;
+	}
+	return sm.shared_hugetlb > SIZE_MAX / 2 - n || !hp_pages_pool_room(n + (size_t)sm.shared_hugetlb, flags);
+}
+
 void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_len, struct hp_tlb_fail *why)
 {
 	size_t ps = flag_page_size(flags);
@@ -66,6 +105,10 @@ void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_
 	flags = (flags & ~MAP_NORESERVE) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB;
 	if (((flags >> MAP_HUGE_SHIFT) & 0x3f) == 0)
 		flags |= MAP_HUGE_2MB;
+	if (hp_fork_cow_kept(n, flags)) {
+		fail(why, HP_TLB_FAIL_KEPT, ENOMEM);
+		return NULL;
+	}
 	void *p = mmap(hint, n, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (p == MAP_FAILED) {
 		fail(why, HP_TLB_FAIL_MMAP, errno);    /* ENOMEM: the pool cannot reserve n */

@@ -117,7 +117,8 @@ int hp_pages_smaps(struct hp_smaps *out)
 	buf[len] = '\0';
 	out->rss = kb_field(buf, "\nRss:");
 	out->anon_huge = kb_field(buf, "\nAnonHugePages:");
-	out->hugetlb = kb_field(buf, "\nPrivate_Hugetlb:") + kb_field(buf, "\nShared_Hugetlb:");
+	out->shared_hugetlb = kb_field(buf, "\nShared_Hugetlb:");
+	out->hugetlb = kb_field(buf, "\nPrivate_Hugetlb:") + out->shared_hugetlb;
 	errno = saved;
 	return 0;
 }

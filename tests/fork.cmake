@@ -83,3 +83,29 @@ foreach(M altstack nodefer resethand)
     ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
     RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 120)
 endforeach()
+
+# _Fork() and clone() without CLONE_VM run no atfork handler: the child
+# shares the hugetlb pages copy-on-write (the documented limit): with the
+# pool left without a page it reads them, dies of SIGBUS when it writes one;
+# a fork() child beside it writes and lives
+add_executable(test_fork_unhandled test_fork_unhandled.c)
+target_link_libraries(test_fork_unhandled PRIVATE hugepolicy)
+foreach(M _Fork clone)
+  set(T system_hugetlb_${M}_child_shares_pages_and_dies_only_when_it_writes_with_the_pool_empty)
+  add_test(NAME ${T} COMMAND ${POOL} 8 $<TARGET_FILE:test_fork_unhandled> ${M})
+  set_tests_properties(${T} PROPERTIES
+    ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
+    RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 60)
+endforeach()
+
+# where the pool has room for a copy of every hugetlb page, a two-thread
+# parent's fork copies nothing (the child starts out sharing them), its new
+# hugetlb blocks leave that room to the copies while they share, and the
+# child writes every block and lives
+add_executable(test_fork_lazy test_fork_lazy.c)
+target_link_libraries(test_fork_lazy PRIVATE hugepolicy pthread)
+add_test(NAME system_hugetlb_fork_with_room_for_every_copy_copies_nothing_and_keeps_the_room
+  COMMAND ${POOL} 24 $<TARGET_FILE:test_fork_lazy>)
+set_tests_properties(system_hugetlb_fork_with_room_for_every_copy_copies_nothing_and_keeps_the_room PROPERTIES
+  ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
+  RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 60)

@@ -26,6 +26,7 @@
  * - the config line says what took effect, read back by mallctl. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "smaps_rollup.h"
 
 #include <hugepolicy.h>
 #include <pthread.h>
@@ -46,15 +47,7 @@ static long minflt(void)
 
 static long long rss_kb(void)
 {
-	FILE *f = fopen("/proc/self/smaps_rollup", "r");
-	char line[256];
-	long long kb = -1;
-	while (f && fgets(line, sizeof line, f))
-		if (sscanf(line, "Rss: %lld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
+	return smaps_rollup_kb("Rss");
 }
 
 static long round_faults(size_t n)
