@@ -194,6 +194,18 @@ static int decide_large(struct hp_plan *plan, void *h)
 	return large_scope;
 }
 
+/* mimalloc's errors: a request above PTRDIFF_MAX (EOVERFLOW, which it
+ * refuses without setting errno) and an exhausted heap are the C library's
+ * ENOMEM - malloc() has no check of its own on the hot path (malloc.c).
+ * The others (EFAULT, EINVAL: a bad free) keep mimalloc's release
+ * behaviour: nothing. */
+static void mi_error(int err, void *arg)
+{
+	(void)arg;
+	if (err == EOVERFLOW || err == ENOMEM)
+		errno = ENOMEM;
+}
+
 static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 {
 	struct hp_alloc_ops *ops = &mi_ops;
@@ -221,9 +233,12 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	mi.heap_get_default = (mi_heap_t * (*)(void)) SYM(h, "mi_heap_get_default");
 	mi.visit_blocks = (bool (*)(const mi_heap_t *, bool, mi_block_visit_fun *, void *))SYM(h, "mi_heap_visit_blocks");
 	mi.stats_print_out = (void (*)(mi_output_fun *, void *))SYM(h, "mi_stats_print_out");
+	void (*register_error)(void (*)(int, void *), void *) =
+		(void (*)(void (*)(int, void *), void *))SYM(h, "mi_register_error");
 	if (!ops->malloc || !ops->free || !ops->calloc || !ops->realloc || !mi_memalign_fn ||
-	    !ops->usable_size || !mi.option_set || !mi.option_get || !mi.version)
+	    !ops->usable_size || !mi.option_set || !mi.option_get || !mi.version || !register_error)
 		return ENOENT;                  /* the handle stays: its code may already be in use */
+	register_error(mi_error, NULL);
 	*out = ops;
 
 	user_large = plan->user_mi_large;

@@ -61,12 +61,13 @@ static inline void *or_enomem(void *p)
 	return p;
 }
 
-/* The hot path: a check that is not taken and one jump to the backend
- * (hp_dispatch.h). */
+/* The hot path: one jump to the backend (hp_dispatch.h).  Sizes above
+ * PTRDIFF_MAX are the backend's to refuse with ENOMEM, and each does:
+ * glibc (2.30) and jemalloc themselves, mimalloc through the error handler
+ * hugepolicy gives it (mimalloc.c), the bootstrap arena for want of room;
+ * the THP wrappers pass the NULL on. */
 HP_EXPORT void *malloc(size_t size)
 {
-	if (impossible(size))
-		return enomem();
 	return hp_hot(hp_malloc_fn)(size);
 }
 

@@ -75,11 +75,13 @@ static void every_entry_point_fails(size_t n, unsigned char *q, size_t q_len)
 	posix_memalign_enomem(4096, n);
 }
 
-/* 0x7000000000000000 up to PTRDIFF_MAX: no address space has that much */
+/* 0x7000000000000000 up to SIZE_MAX: no address space has that much, and
+ * no object may exceed PTRDIFF_MAX */
 static void too_large_requests_fail_with_enomem(void)
 {
 	static const size_t sizes[] = { 0x7000000000000000ull, 0x7fff000000000000ull,
-					(size_t)PTRDIFF_MAX - 4095, (size_t)PTRDIFF_MAX };
+					(size_t)PTRDIFF_MAX - 4095, (size_t)PTRDIFF_MAX, (size_t)PTRDIFF_MAX + 1,
+					(size_t)PTRDIFF_MAX + 16, SIZE_MAX - 4095, SIZE_MAX };
 	unsigned char *q = malloc(64);
 	CHECK(q != NULL);
 	memset(q, 'q', 64);
