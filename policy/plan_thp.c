@@ -6,7 +6,8 @@
  *
  *   rule                                       thp_process      small_nohuge
  *   thp requested, switch inherited, THP on    CLEAR            0
- *   always, off                                DISABLE (KEEP if ALL inherited)
+ *   always, off: kernel >= 6.18                EXCEPT_ADVISED (KEEP if inherited)
+ *     older                                    DISABLE (KEEP if ALL inherited)
  *   always, auto/hugetlb, nothing inherited:
  *     kernel >= 6.18                           EXCEPT_ADVISED   0
  *     older: jemalloc, mimalloc                KEEP             1
@@ -107,16 +108,29 @@ void hp_plan_thp(const struct hp_options *o, const struct hp_probe *p, struct hp
 	}
 	if (p->thp_enabled == HP_THP_ALWAYS) {
 		switch (pl->pages_requested) {
-		case HP_PAGES_OFF:
+		case HP_PAGES_OFF: {
+			/* off is the same on every host: no huge page from hugepolicy
+			 * nor from the kernel's default, a program's own MADV_HUGEPAGE
+			 * kept wherever the kernel can tell it apart */
+			const char *je = pl->backend == HP_BACKEND_JEMALLOC ? " (and jemalloc's opt.thp=never)" : "";
 			if (p->thp_process_off == HP_THP_OFF_ALL)
 				PROC(pl, HP_THP_PROC_KEEP, "off: THP already disabled for this process (inherited "
 				     "PR_SET_THP_DISABLE)");
+			else if (p->thp_process_off == HP_THP_OFF_EXCEPT_ADVISED)
+				PROC(pl, HP_THP_PROC_KEEP, "off: the inherited PR_THP_DISABLE_EXCEPT_ADVISED already keeps "
+				     "THP to memory the program advises itself, as off on a madvise host%s", je);
+			else if (p->thp_except_advised_ok)
+				PROC(pl, HP_THP_PROC_EXCEPT_ADVISED, "off on a THP always host: prctl(PR_SET_THP_DISABLE, 1, "
+				     "PR_THP_DISABLE_EXCEPT_ADVISED): THP only where the program advises it itself, "
+				     "as off on a madvise host%s", je);
 			else
 				PROC(pl, HP_THP_PROC_DISABLE, "off on a THP always host: prctl(PR_SET_THP_DISABLE, 1, 0) "
-				     "keeps THP out of the whole process%s", pl->backend == HP_BACKEND_JEMALLOC ?
-				     " (and jemalloc's opt.thp=never)" : "");
+				     "keeps THP out of the whole process%s; kernel %s has no "
+				     "PR_THP_DISABLE_EXCEPT_ADVISED (6.18), so the program's own MADV_HUGEPAGE gets no THP "
+				     "either", je, p->kernel[0] ? p->kernel : "(unknown)");
 			SMALL(pl, 0, "not needed: off");
 			return;
+		}
 		case HP_PAGES_THP:
 			PROC(pl, HP_THP_PROC_KEEP, "no switch: THP always, pages=thp");
 			SMALL(pl, 0, "not needed: pages=thp");

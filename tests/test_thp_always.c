@@ -4,6 +4,9 @@
  * usage: test_thp_always off|auto|thp
  *   off:  a 256 MiB buffer and 1024 blocks of 64 KiB: 0 kB AnonHugePages in
  *         the whole process;
+ *   off-own: the same buffer on base pages, while 8 MiB the program maps
+ *         and advises MADV_HUGEPAGE itself has huge pages - off means the
+ *         same on a THP always host (kernel >= 6.18) as on a madvise one;
  *   auto: the 64 KiB blocks' mappings have 0 kB AnonHugePages, an 8 MiB
  *         block's mapping has at least one huge page;
  *   thp:  the 8 MiB block has huge pages (explicit thp clears an inherited
@@ -21,6 +24,7 @@
 #include <hugepolicy.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 enum { NSMALL = 1024, SMALL = 64 << 10, BIG = 8 << 20, HUGE_BUF = 256 << 20 };
@@ -61,9 +65,21 @@ int main(int argc, char **argv)
 	CHECK(big != NULL);
 	if (big)
 		memset(big, 7, BIG);
-	char *buf = strcmp(mode, "off") == 0 ? malloc(HUGE_BUF) : NULL;
+	int off_own = strcmp(mode, "off-own") == 0;
+	char *buf = strcmp(mode, "off") == 0 || off_own ? malloc(HUGE_BUF) : NULL;
 	if (buf)
 		memset(buf, 9, HUGE_BUF);
+	long own_huge = -1;
+	if (off_own) {          /* the program's own advice: 8 MiB, 2 MiB-aligned */
+		unsigned char *m = mmap(NULL, BIG + (2 << 20), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(m != MAP_FAILED);
+		if (m != MAP_FAILED) {
+			unsigned char *own = (unsigned char *)(((uintptr_t)m + (2 << 20) - 1) & ~(uintptr_t)((2 << 20) - 1));
+			CHECK(madvise(own, BIG, MADV_HUGEPAGE) == 0);
+			memset(own, 5, BIG);
+			own_huge = vma_anon_huge(own);
+		}
+	}
 	long small_huge = 0;
 	for (int i = 0; i < NSMALL; i += 64) {
 		long kb = vma_anon_huge(small[i]);
@@ -88,6 +104,11 @@ int main(int argc, char **argv)
 		CHECK(big_huge >= 2048);
 	} else if (strcmp(mode, "off") == 0) {
 		CHECK(all == 0);
+	} else if (off_own) {
+		printf("off: the program's own MADV_HUGEPAGE mapping %ld kB AnonHugePages, the 256 MiB buffer's %ld kB\n",
+		       own_huge, buf ? vma_anon_huge(buf) : -1);
+		CHECK(own_huge >= 2048);
+		CHECK(buf && vma_anon_huge(buf) == 0 && small_huge == 0 && big_huge == 0);
 	} else if (strcmp(mode, "auto") == 0) {
 		CHECK(small_huge == 0);
 		CHECK(big_huge >= 2048);

@@ -12,6 +12,14 @@ foreach(B ${BACKENDS})
     COMMAND ${THP_ALWAYS} $<TARGET_FILE:test_thp_always> off)
   set_tests_properties(${B}_off_on_a_thp_always_host_has_no_huge_pages PROPERTIES
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=off")
+  # off is the same on both hosts: a program's own MADV_HUGEPAGE keeps its THP
+  foreach(H always madvise)
+    add_test(NAME ${B}_off_on_a_thp_${H}_host_leaves_the_programs_own_advice_its_thp
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/thp_enabled.sh ${H} $<TARGET_FILE:test_thp_always> off-own)
+    set_tests_properties(${B}_off_on_a_thp_${H}_host_leaves_the_programs_own_advice_its_thp PROPERTIES
+      ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=off" RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77
+      RUN_SERIAL TRUE)
+  endforeach()
   add_test(NAME ${B}_auto_on_a_thp_always_host_keeps_64k_blocks_on_base_pages
     COMMAND ${THP_ALWAYS} $<TARGET_FILE:test_thp_always> auto)
   set_tests_properties(${B}_auto_on_a_thp_always_host_keeps_64k_blocks_on_base_pages PROPERTIES
