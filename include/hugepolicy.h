@@ -4,9 +4,10 @@
  * hugepolicy puts a huge-page policy in front of a real allocator (glibc
  * malloc, jemalloc 5.3, mimalloc 2.0).  Linking -lhugepolicy or preloading
  * libhugepolicy.so replaces the malloc family and C++ new/delete of the
- * process; HUGEPOLICY_BACKEND and HUGEPOLICY_PAGES (read once, at the first
- * allocation) choose the backend and how it uses huge pages.  This header
- * only adds introspection: what was decided, and what the process got.
+ * process; HUGEPOLICY_BACKEND and HUGEPOLICY_PAGES (read once, at start-up:
+ * the library constructor or the first allocation) choose the backend and
+ * how it uses huge pages.  This header adds introspection - what was
+ * decided, and what the process got - and huge-page regions.
  *
  * All functions here are thread-safe and async-signal-unsafe.  None of them
  * allocates through the selected backend.
@@ -71,11 +72,11 @@ struct hugepolicy_stats {
 	/* start-up */
 	uint64_t bootstrap_bytes;   /* bytes served from the bootstrap arena while
 	                               the backend was being chosen */
-	/* since 0.2: appended (the struct grows at its end) */
+	/* fields are only ever appended: the struct grows at its end */
 	uint64_t hugetlb_fallback_bytes;  /* bytes of those refused requests, which
 	                                     the backend then put on THP or base pages */
-	/* since 0.3: regions (hugepolicy_region_alloc), by the kind each got;
-	   an inherited hugetlb region also counts in hugetlb_blocks/_bytes */
+	/* regions (hugepolicy_region_alloc), by the kind each got; an
+	   inherited hugetlb region also counts in hugetlb_blocks/_bytes */
 	uint64_t region_count;            /* live regions                        */
 	uint64_t region_hugetlb_bytes;    /* their mapped bytes on hugetlb pages */
 	uint64_t region_thp_bytes;        /* ... THP-advised (smaps says how much is huge) */
@@ -126,8 +127,9 @@ int hugepolicy_report(int fd, unsigned flags);
  * gets the best pages the machine can give, straight from the kernel: never
  * through the malloc backend, whether or not hugepolicy owns malloc in the
  * process (a host may link it for regions only).  The chain on Linux:
- *   hugetlb  - a page size the kernel offers (the largest whose pool has room
- *              for the whole region, else 2 MiB), length rounded up to it;
+ *   hugetlb  - a page size the kernel offers (.hugetlb_page_size if set,
+ *              else the largest no bigger than the region whose pool has
+ *              room for all of it, else 2 MiB), length rounded up to it;
  *              Free-Rsvd + surplus headroom and the cgroup hugetlb limit
  *              checked; mapped without MAP_NORESERVE and populated with
  *              MADV_POPULATE_WRITE, so an empty pool or a cgroup limit is a

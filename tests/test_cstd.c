@@ -152,7 +152,7 @@ static void small_blocks_keep_the_asked_alignment(void)
 /* Plain malloc: 16-aligned from 9 bytes on under every backend (C23: any
  * object of fundamental alignment that fits); 1-8-byte blocks are 8-aligned
  * under jemalloc and mimalloc (their 8-byte class; C23 allows it, no object
- * that fits needs more), 16 under glibc (README: C-standard behaviour). */
+ * that fits needs more), 16 under glibc (docs/design.md: Behaviour the same under every backend). */
 static void plain_malloc_alignment_is_16_from_9_bytes_and_at_least_8(void)
 {
 	int system = strcmp(hugepolicy_backend(), "system") == 0;

@@ -6,17 +6,39 @@
 #               `man 3 hugepolicy` and `man 7 hugepolicy` find the pages,
 #               and `man 3 hugepolicy_stats` (each function) hugepolicy(3)
 #   options     every HUGEPOLICY_* variable of policy/options.c's option
-#               table is in hugepolicy(7), as an entry with its default
+#               table is in hugepolicy(7), as an entry of its own (a line
+#               that starts with the name, its text indented below) with
+#               its default; every such entry is a row of the table or a
+#               variable the CLI reads (integration/cli*.c)
+#   environment hugepolicy(1)'s ENVIRONMENT names every variable of the
+#               option table and every variable the CLI reads, and no
+#               other HUGEPOLICY_* name
+#   report      every key of the JSON report (HUGEPOLICY_STATS=json, the
+#               library in BUILD) is named in hugepolicy(7)
 #   example     the program in hugepolicy(3)'s EXAMPLES compiles against
 #               the build's header and library and runs
 #   cli         every option and command that `hugepolicy --help`,
 #               `hugepolicy run --help` and `hugepolicy probe --help` print
 #               (the CLI in BUILD) is in hugepolicy(1)
 #   api         every function declared in include/hugepolicy.h and every
-#               field of its structs is in hugepolicy(3)
+#               field of its structs is in hugepolicy(3); so is every
+#               HUGEPOLICY_* macro and enum constant of the header, and
+#               every function the built library exports beyond the malloc
+#               family (its hugepolicy_* API, glibc's mallinfo2 ...), each
+#               with an entry NAME(
 . "$(dirname "$0")/test_package_lib.sh"
 what=$1 build=$2 src=$3
 man1=$build/man/hugepolicy.1 man3=$build/man/hugepolicy.3 man7=$build/man/hugepolicy.7
+
+# the option table's variables, and the HUGEPOLICY_* variables the CLI reads
+# that the table does not have (HUGEPOLICY_LIBRARY)
+table_vars() {
+	grep -oE '"HUGEPOLICY_[A-Z_]+", "' "$src/policy/options.c" | tr -d '", ' | sort -u
+}
+cli_vars() {
+	grep -ohE '"HUGEPOLICY_[A-Z_]+"' "$src"/integration/cli*.c | tr -d '"' | sort -u |
+		grep -vxF "$(table_vars)"
+}
 
 case $what in
 render)
@@ -57,9 +79,11 @@ options)
 	while IFS= read -r row; do
 		var=$(echo "$row" | sed 's/^"\([A-Z_]*\)".*/\1/')
 		def=$(echo "$row" | sed 's/^"[A-Z_]*", "\(.*\)"$/\1/')
-		# scdoc's roff: \fBHUGEPOLICY_X\fR = ... (default \fBdef\fR) or (default empty...)
-		entry=$(grep -F "\\fB$var\\fR =" "$man7" | head -n 1)
-		[ -n "$entry" ] || fail "hugepolicy(7) has no entry for $var (policy/options.c has it)"
+		# scdoc's roff: a line "\fBHUGEPOLICY_X\fR = ... (default \fBdef\fR)" or
+		# "(default empty...)", then ".RS 4" and the entry's text
+		entry=$(E="\\fB$var\\fR = " awk 'index($0, ENVIRON["E"]) == 1 { l = $0; next }
+			l != "" { if ($0 == ".RS 4") { print l; exit } l = "" }' "$man7")
+		[ -n "$entry" ] || fail "hugepolicy(7) has no entry of its own for $var (policy/options.c has it)"
 		if [ -n "$def" ]; then
 			printf '%s\n' "$entry" | grep -qF "(default \\fB$def\\fR" || fail "hugepolicy(7): $var's default is not '$def': $entry"
 		else
@@ -67,15 +91,52 @@ options)
 		fi
 		n=$((n + 1))
 	done < "$T/rows"
-	echo "ok: hugepolicy(7) names all $n variables of the option table with their defaults" ;;
+	known=$(table_vars; cli_vars)
+	for var in $(sed -n 's/^\\fB\(HUGEPOLICY_[A-Z_]*\)\\fR = .*/\1/p' "$man7"); do
+		printf '%s\n' "$known" | grep -qx "$var" ||
+			fail "hugepolicy(7) has an entry for $var, which neither the option table nor the CLI has"
+	done
+	echo "ok: hugepolicy(7) names all $n variables of the option table with their defaults, and no others" ;;
+report)
+	HUGEPOLICY_STATS=json HUGEPOLICY_LOG=$T/report LD_PRELOAD=$build/libhugepolicy.so /bin/true ||
+		fail "true under the library exited $?"
+	line=$(grep '^hugepolicy-stats: {' "$T/report") || { cat "$T/report"; fail "no JSON report"; }
+	keys=$(printf '%s\n' "$line" | grep -oE '"[a-z_][a-z0-9_.]*":' | tr -d '":' | sort -u)
+	[ -n "$keys" ] || fail "no keys in the JSON report: $line"
+	# the page's words without roff's font changes and \& after periods
+	sed 's/\\&//g; s/\\f[BIR]//g' "$man7" > "$T/man7.txt"
+	n=0
+	for k in $keys; do
+		# a word of its own, not part of a longer key
+		grep -qwF "$k" "$T/man7.txt" || fail "hugepolicy(7) does not name the report key $k"
+		n=$((n + 1))
+	done
+	echo "ok: hugepolicy(7) names all $n keys of the JSON report:" $keys ;;
+environment)
+	# the section from .SH ENVIRONMENT to the next .SH
+	sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$man1" > "$T/env"
+	[ -s "$T/env" ] || fail "hugepolicy(1) has no ENVIRONMENT section"
+	n=0
+	for var in $(table_vars) $(cli_vars); do
+		grep -qF "\\fB$var\\fR" "$T/env" || fail "hugepolicy(1)'s ENVIRONMENT does not name $var"
+		n=$((n + 1))
+	done
+	known=$(table_vars; cli_vars)
+	for var in $(grep -oE 'HUGEPOLICY_[A-Z_]+' "$T/env" | sort -u); do
+		printf '%s\n' "$known" | grep -qx "$var" ||
+			fail "hugepolicy(1)'s ENVIRONMENT names $var, which neither the option table nor the CLI has"
+	done
+	echo "ok: hugepolicy(1)'s ENVIRONMENT names all $n variables:" $(table_vars) $(cli_vars) ;;
 api)
 	h=$src/include/hugepolicy.h
+	# an entry: \fBNAME\fR( then its arguments or ")", not a section number
+	entry() { grep -qE "\\\\fB$1\\\\fR\\((\\)|\\\\fI)" "$man3"; }
 	grep -E '^[a-z].*[ *]hugepolicy_[a-z0-9_]+\(' "$h" | grep -oE 'hugepolicy_[a-z0-9_]+\(' | tr -d '(' > "$T/functions"
 	[ -s "$T/functions" ] || fail "no functions found in $h"
 	n=0
 	for f in $(cat "$T/functions"); do
 		grep -qE "(^|[^a-z0-9_])$f([^a-z0-9_]|\$)" "$man3" || fail "hugepolicy(3) does not describe $f()"
-		grep -qF "\\fB$f\\fR(" "$man3" || fail "hugepolicy(3) has no entry for $f()"
+		entry "$f" || fail "hugepolicy(3) has no entry for $f()"
 		n=$((n + 1))
 	done
 	# struct fields: "	uint64_t name;" inside struct hugepolicy_* { ... };
@@ -88,7 +149,23 @@ api)
 		grep -qx "$f" "$man3" || fail "hugepolicy(3) has no row for struct $s field $f"
 		m=$((m + 1))
 	done < "$T/fields"
-	echo "ok: hugepolicy(3) describes all $n functions and $m struct fields of hugepolicy.h" ;;
+	# macros and enum constants (not the include guard)
+	k=0
+	for c in $(grep -oE 'HUGEPOLICY_[A-Z0-9_]+' "$h" | sort -u | grep -vx HUGEPOLICY_H); do
+		grep -qF "$c" "$man3" || fail "hugepolicy(3) does not name $c (hugepolicy.h defines it)"
+		k=$((k + 1))
+	done
+	# what the library exports beyond the malloc family, new/delete and __libc_*
+	nm -D --defined-only "$build/libhugepolicy.so" | awk '$2 == "T" || $2 == "W" { print $3 }' |
+		grep -vxE '_Z.*|__libc_.*|malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size' \
+		> "$T/exported"
+	[ -s "$T/exported" ] || fail "nm found no exported functions in $build/libhugepolicy.so"
+	e=0
+	for f in $(cat "$T/exported"); do
+		entry "$f" || fail "hugepolicy(3) has no entry for $f(), which libhugepolicy.so exports"
+		e=$((e + 1))
+	done
+	echo "ok: hugepolicy(3) describes all $n functions, $m struct fields and $k constants of hugepolicy.h and all $e functions the library exports beyond the malloc family" ;;
 example)
 	# the first code block after "# EXAMPLES" in the scdoc source
 	awk '/^# EXAMPLES/ { e = 1 } e && /^```/ { if (c) exit; c = 1; next } c' "$src/man/hugepolicy.3.scd" |

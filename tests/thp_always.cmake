@@ -42,7 +42,7 @@ endforeach()
 # a kernel without PR_THP_DISABLE_EXCEPT_ADVISED (< 6.18, simulated by a shim
 # whose prctl refuses the flag): jemalloc and mimalloc keep their small
 # blocks off THP with MADV_NOHUGEPAGE; glibc's heap cannot be reached, and
-# the report says so (README: Known limits)
+# the report says so (docs/design.md: THP `always` hosts)
 add_library(thp_no_except_advised SHARED thp_no_except_advised.c)
 foreach(B ${BACKENDS})
   set(M auto)

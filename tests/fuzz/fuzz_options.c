@@ -29,7 +29,7 @@ static const char *get(const char *name)
 	return NULL;
 }
 
-/* README's grammar: digits, then K/M/G/T (optionally iB, ib, B or b) */
+/* hugepolicy(7)'s grammar: digits, then K/M/G/T (optionally iB, ib, B or b) */
 static int ref_size(const char *s, uint64_t *out)
 {
 	unsigned __int128 v = 0;
