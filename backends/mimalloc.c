@@ -101,11 +101,13 @@ static int reserve(uint64_t bytes)
 		return -1;
 	}
 	struct hp_tlb_fail why = { 0, 0 };
-	void *p = hp_pages_map_hugetlb((size_t)(bytes & ~(uint64_t)(seg - 1)), seg, &len, &why);
+	size_t whole = (size_t)(bytes & ~(uint64_t)(seg - 1));
+	const char *rounded = whole != bytes ? " (HUGEPOLICY_RESERVE rounded down to whole 32 MiB segments)" : "";
+	void *p = hp_pages_map_hugetlb(whole, seg, &len, &why);
 	if (!p) {
-		hp_tlb_fallback(HP_TLB_ARENA, (size_t)bytes);
-		hp_buf_printf(&b, "reservation of %llu B from the 2 MiB pool failed: %s (%s)",
-			      (unsigned long long)bytes, hp_tlb_stage_name(why.stage), strerror(why.err));
+		hp_tlb_fallback(HP_TLB_ARENA, whole);
+		hp_buf_printf(&b, "reservation of %zu B%s from the 2 MiB pool failed: %s (%s)", whole, rounded,
+			      hp_tlb_stage_name(why.stage), strerror(why.err));
 		return -1;
 	}
 	if (!mi.manage_os_memory(p, len, true, true, true, -1)) {
@@ -116,8 +118,7 @@ static int reserve(uint64_t bytes)
 	hp_mimalloc_maps_add(p, len);
 	if (hp_tlb_add(p, len, HP_TLB_ARENA) != 0)     /* fork must see it: table full is unlikely here */
 		hp_say("hugetlb: the reservation arena is not recorded (table full); fork children may not copy it");
-	hp_buf_printf(&b, "reserved %zu B from the 2 MiB pool as a mimalloc arena%s", len,
-		      len != bytes ? " (HUGEPOLICY_RESERVE rounded down to whole 32 MiB segments)" : "");
+	hp_buf_printf(&b, "reserved %zu B from the 2 MiB pool as a mimalloc arena%s", len, rounded);
 	return 0;
 }
 static struct hp_alloc_ops mi_ops, large_ops, tlb_ops;

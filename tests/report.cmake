@@ -38,3 +38,11 @@ set_tests_properties(report_prints_the_config_line_whole PROPERTIES
   ENVIRONMENT "HUGEPOLICY_BACKEND=mimalloc;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_RESERVE=1T;HUGEPOLICY_STATS=1"
   PASS_REGULAR_EXPRESSION "config +mimalloc [^\n]*reservation of 1099511627776 B from the 2 MiB pool failed: [^\n]*\\(Cannot allocate memory\\)\n"
   RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
+# a refused reservation gives the size it asked the pool for, rounded down to
+# whole segments as the success line says (1 TiB + 16 MiB asks for 1 TiB)
+add_test(NAME mimalloc_refused_reservation_says_the_rounded_size
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_pool.sh 8 $<TARGET_FILE:test_report_host>)
+set_tests_properties(mimalloc_refused_reservation_says_the_rounded_size PROPERTIES
+  ENVIRONMENT "HUGEPOLICY_BACKEND=mimalloc;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_RESERVE=1048592M;HUGEPOLICY_STATS=1"
+  PASS_REGULAR_EXPRESSION "reservation of 1099511627776 B \\(HUGEPOLICY_RESERVE rounded down to whole 32 MiB segments\\) from the 2 MiB pool failed: "
+  RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
