@@ -80,7 +80,7 @@ static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	if (mode == HP_PAGES_THP) {
 		*ops = thp_ops;
 	} else if (mode == HP_PAGES_HUGETLB) {
-		hp_tlb_large_init(&libc, pool_min, fallback_thp, verbose, ops);
+		hp_tlb_large_init(&libc, plan, pool_min, fallback_thp, ops);
 	}
 	*out = ops;
 	return 0;

@@ -69,7 +69,7 @@ static void publish(const struct hp_alloc_ops *ops)
 
 /* Swaps are between ops of the same backend (thp_large.c: a free that also
  * withdraws advice), so a call racing with one may still reach `from`'s. */
-void hp_dispatch_swap(const struct hp_alloc_ops *from, const struct hp_alloc_ops *to)
+static void dispatch_swap(const struct hp_alloc_ops *from, const struct hp_alloc_ops *to)
 {
 	const struct hp_alloc_ops *expected = from;
 	if (!atomic_compare_exchange_strong_explicit(&hp_current, &expected, to, memory_order_acq_rel,
@@ -132,6 +132,7 @@ static void start_up(void)
 	/* before the backend: its own fork handlers (jemalloc's) then run
 	 * inside ours, and our child handler runs before anyone else's */
 	hp_fork_init(hp_rt.plan.thp_available, hp_rt.plan.verbose, hp_rt.plan.fork_copy);
+	hp_thp_large_set_swap(dispatch_swap);
 	hp_fault_cost_init(&hp_rt.plan);
 	int rc = be->init(&hp_rt.plan, &ops);
 	if (rc != 0 && be != &hp_backend_system) {

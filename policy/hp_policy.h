@@ -220,7 +220,7 @@ int hp_parse_u64_strict(const char *s, uint64_t *out);
 /* ---- does a THP fault pay here now (thp_pays.c); pure ---- */
 /* auto's huge pages save faults: one 2 MiB THP fault against the base-page
  * faults it replaces.  The costs are measured at run time
- * (backends/fault_cost.c) or pinned by HUGEPOLICY_FAULT_COST. */
+ * (pages/fault_cost.c) or pinned by HUGEPOLICY_FAULT_COST. */
 #define HP_FAULT_COST_STALE_MS 1000     /* measured costs are measured again after this */
 enum hp_adapt {
 	HP_ADAPT_OFF,           /* fixed rules: every block >= threshold advised, promotion by size */
@@ -316,7 +316,7 @@ enum hp_promote_verdict {
 };
 #define HP_PROMOTE_DENSE_PCT 50
 /* resident: the resident bytes of the allocator's own mappings (mincore,
- * backends/heap_promote.c); mapped: the
+ * pages/heap_promote.c); mapped: the
  * bytes the allocator has mapped and not unmapped.  The verdict, and
  * in why (cap bytes) the numbers it was taken on. */
 int hp_promote_decide(uint64_t promote_min, uint64_t resident, uint64_t mapped, char *why, size_t cap);

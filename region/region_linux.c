@@ -9,7 +9,7 @@
  * the fork advice and NUMA policy, then populated with MADV_POPULATE_WRITE
  * by .threads threads: a cgroup limit or a drained pool is an errno now,
  * never a SIGBUS later.  This is the page layer's hp_pages_map_hugetlb_at
- * (backends/hugetlb_pages.c) with mbind and a parallel populate between
+ * (pages/hugetlb_pages.c) with mbind and a parallel populate between
  * its mmap and its populate; its failure stages name the reasons.  A kernel
  * without MADV_POPULATE_WRITE (< 5.14) gets no hugetlb region: a safe
  * pre-fault of hugetlb memory cannot be had there (a touch under a cgroup
@@ -21,8 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "hp_region.h"
-#include "../integration/hp_dispatch.h"
-#include "../integration/hp_init.h"
+#include "../pages/hp_pages.h"
 
 #include <errno.h>
 #include <sched.h>

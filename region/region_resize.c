@@ -11,7 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "hp_region.h"
-#include "../backends/hp_backend.h"
+#include "../pages/hp_pages.h"
 
 #include <errno.h>
 #include <string.h>

@@ -9,7 +9,7 @@
  * pages"); reservation from the 2 MiB pool through mi_manage_os_memory (mimalloc.h).
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_mimalloc.h"
 #include "hugepolicy.h"
 
 #include <dlfcn.h>
@@ -251,8 +251,8 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 			under = hp_thp_large_with_free();       /* the pool layer copies it */
 		}
 		tlb_min = (size_t)plan->hugetlb_min;
-		hp_tlb_large_init(under, tlb_min, under != &mi_ops ? HP_TLB_FALLBACK_BELOW : HP_TLB_FALLBACK_BASE,
-				  plan->verbose, &tlb_ops);
+		hp_tlb_large_init(under, plan, tlb_min, under != &mi_ops ? HP_TLB_FALLBACK_BELOW : HP_TLB_FALLBACK_BASE,
+				  &tlb_ops);
 		*out = &tlb_ops;
 	} else if (large_scope) {
 		large_threshold = (size_t)plan->threshold;

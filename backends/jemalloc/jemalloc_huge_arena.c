@@ -19,7 +19,7 @@
  * (glibc 0.21 ms).
  * What took effect is read back for the report.
  */
-#include "hp_backend.h"
+#include "hp_jemalloc.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
  * HUGEPOLICY_PAGES=hugetlb they are all created too, to get hugepolicy's
  * extent hooks (jemalloc_hugetlb.c).
  */
-#include "hp_backend.h"
+#include "hp_jemalloc.h"
 
 #include <stdbool.h>
 #include <sys/resource.h>

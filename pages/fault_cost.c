@@ -11,7 +11,7 @@
  * Nothing here allocates; it runs inside malloc.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <stdatomic.h>
 #include <time.h>

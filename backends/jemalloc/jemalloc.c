@@ -10,7 +10,7 @@
  * user's MALLOC_CONF is read by jemalloc after malloc_conf and wins
  * (jemalloc(3), "TUNING").  Everything reported is read back via mallctl.
  */
-#include "hp_backend.h"
+#include "hp_jemalloc.h"
 #include "hugepolicy.h"
 
 #include <errno.h>
@@ -129,8 +129,7 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 	if (plan->pages == HP_PAGES_HUGETLB) {
 		/* the pool's fallback is THP on those blocks, advised as in auto */
 		hp_thp_large_init(&hp_jemalloc_ops, &je_traits, (size_t)plan->hugetlb_min, plan->verbose, &large_ops);
-		hp_tlb_large_init(&hp_jemalloc_ops, (size_t)plan->hugetlb_min, plan->thp_available, plan->verbose,
-				  &tlb_ops);
+		hp_tlb_large_init(&hp_jemalloc_ops, plan, (size_t)plan->hugetlb_min, plan->thp_available, &tlb_ops);
 		tlb_min = (size_t)plan->hugetlb_min;
 		*ops = &tlb_ops;
 		tlb_page = (size_t)plan->hugetlb_page;

@@ -21,7 +21,7 @@
  * No malloc: environ is edited by swapping pointers, never by setenv.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_mimalloc.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -29,7 +29,7 @@
  * replace the address space, and need nothing.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -22,7 +22,7 @@
  * samplers, and one CAS picks who samples.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 #include <stdatomic.h>

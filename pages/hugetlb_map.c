@@ -10,7 +10,7 @@
  * handler (hugetlb_map_lock.c).
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <stdatomic.h>
 #include <string.h>

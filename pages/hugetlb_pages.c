@@ -9,7 +9,7 @@
  * an unpopulated mapping.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 #include <string.h>

@@ -16,7 +16,7 @@
  * small-block memory MADV_NOHUGEPAGE where hugepolicy reaches it.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * kernel's admin-guide/mm/transhuge.rst and hugetlbpage.rst.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 #include <fcntl.h>
