@@ -23,13 +23,19 @@ struct mallinfo2;
 /* Cold path: one per backend. */
 struct hp_backend {
 	const char *name;
-	/* Configure the backend from the plan before its first allocation and
-	 * point *ops at its entry points (static storage, never changed after).
-	 * May allocate (re-entrant calls go to the bootstrap arena).  May update
-	 * plan->pages/pages_reason from what the backend reports in force.
-	 * Returns 0, or an errno value when the backend cannot run here (the
-	 * caller then falls back to the system backend and says why). */
-	int (*init)(struct hp_plan *plan, const struct hp_alloc_ops **ops);
+	/* Start the backend as the plan first says, before its first
+	 * allocation, and report in *facts what took effect that the plan
+	 * did not know: a user's own setting that wins, what hugepolicy can
+	 * reach of it (NULL: nothing to report).  Start-up gives the facts to
+	 * one more plan call; the backend never changes the plan itself.
+	 * May allocate (re-entrant calls go to the bootstrap arena).  Returns
+	 * 0, or an errno value when the backend cannot run here (the caller
+	 * then plans again with the failure as a fact: the system backend). */
+	int (*start)(const struct hp_plan *plan, struct hp_plan_facts *facts);
+	/* Configure the rest from the final plan and point *ops at its entry
+	 * points (static storage, never changed after).  0, or an errno value
+	 * as start's. */
+	int (*init)(const struct hp_plan *plan, const struct hp_alloc_ops **ops);
 	/* Configuration in force, read back from the backend: "opt.thp=always ...". */
 	void (*describe)(char *buf, size_t cap);
 	/* Allocator numbers (stats.* names); unknown ones left HUGEPOLICY_UNKNOWN. */

@@ -62,12 +62,16 @@ static int resolve(void)
 
 static struct hp_alloc_ops sys_ops, thp_ops;
 
-static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
+/* glibc's allocator is found or not; nothing of it can overrule the plan */
+static int system_start(const struct hp_plan *plan, struct hp_plan_facts *facts)
+{
+	(void)plan, (void)facts;
+	return resolve();
+}
+
+static int system_init(const struct hp_plan *plan, const struct hp_alloc_ops **out)
 {
 	struct hp_alloc_ops *ops = &sys_ops;
-	int rc = resolve();
-	if (rc != 0)
-		return rc;
 	threshold = (size_t)plan->threshold;
 	pool_min = (size_t)plan->hugetlb_min;
 	mode = plan->pages;
@@ -153,6 +157,7 @@ static int system_xml(int options, FILE *fp)
 
 const struct hp_backend hp_backend_system = {
 	.name = "system",
+	.start = system_start,
 	.init = system_init,
 	.describe = system_describe,
 	.stats = system_stats,

@@ -192,13 +192,10 @@ int hp_blocks_owns(const void *p);                   /* fast; thread-safe */
 size_t hp_blocks_size(const void *p);                /* usable bytes, 0 if not ours */
 void hp_blocks_free(void *p);
 
-/* thp_switch.c: prctl(PR_SET_THP_DISABLE) as plan->thp_process says, before
- * the backend starts; 0, or the errno of a refused call (the plan is then
- * downgraded and its reasons say so). */
-int hp_thp_switch_apply(struct hp_plan *plan);
-/* After the backend's init: a user's whole-heap THP setting that won
- * (plan thp_scope ALL) clears the switch hugepolicy set. */
-void hp_thp_switch_after_backend(struct hp_plan *plan);
+/* thp_switch.c: prctl(PR_SET_THP_DISABLE) as plan->thp_process says (keep:
+ * nothing); 0, or the errno of a refused call, which start-up gives to the
+ * next plan call (struct hp_plan_facts). */
+int hp_thp_switch_apply(const struct hp_plan *plan);
 /* MADV_NOHUGEPAGE on libhugepolicy's own .bss: first thing at start-up. */
 void hp_thp_own_memory_nohuge(void);
 

@@ -128,76 +128,20 @@ static size_t large_threshold;    /* non-zero: THP on blocks >= it only */
 
 static int pool_allowed;          /* mimalloc's MAP_HUGETLB mmaps go to the pool */
 static int os_hooked = -1;        /* hp_mimalloc_os_install's result */
+static void *mi_handle;           /* dlopen's */
 
-static void say_plan(struct hp_plan *plan, int pages, const char *fmt, long v)
-{
-	plan->pages = pages;
-	snprintf(plan->pages_reason, sizeof plan->pages_reason, fmt, user_large ? user_large : "", v);
-}
+static int hidden_reserve;         /* hp_mimalloc_reserve_hide's count */
+static long large_in_force;       /* large_os_pages as mimalloc read it at start */
 
-/* large_os_pages and the pool, from the plan and a user's
- * MIMALLOC_LARGE_OS_PAGES (which wins).  mimalloc's hugetlb mmaps go
- * through hugepolicy's page layer (mimalloc_os.c): to the pool, populated,
- * for hugetlb; refused for thp, so that large_os_pages means THP.  Returns
- * 1 when THP is for blocks >= threshold only (hugepolicy's advice). */
-static int decide_large(struct hp_plan *plan, void *h)
-{
-	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
-	long on = mi.option_get(MI_LARGE_OS_PAGES);
-	/* hugetlb: big blocks from the pool in front of mimalloc
-	 * (hugetlb_large.c), its segments - metadata and small blocks - off
-	 * the pool, so that a forked child's malloc never needs a pool page
-	 * (with hugetlb segments, another parent thread writing during fork
-	 * killed 6 of 6 children); large_os_pages only for whole-heap THP */
-	int want = plan->pages == HP_PAGES_THP && !large_scope;
-	pool_allowed = 0;
-	if (user_large && on) {
-		/* the user's large OS pages: mimalloc's meaning, hugetlb first */
-		want = pool_allowed = 1;
-		plan->thp_scope = HP_THP_ALL;
-		large_scope = 0;
-		say_plan(plan, HP_PAGES_HUGETLB, "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=%ld) is the user's "
-			 "and wins: hugetlb segments mapped and populated by hugepolicy, else THP", on);
-	} else if (user_large) {
-		want = pool_allowed = 0;
-		if (!large_scope && plan->pages != HP_PAGES_OFF)
-			say_plan(plan, HP_PAGES_OFF, "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=%ld) is the "
-				 "user's and wins", on);
-	}
-	os_hooked = hp_mimalloc_os_install(h, pool_allowed, plan->verbose);
-	plan->thp_small_nohuge &= os_hooked == 0 || os_hooked == EAGAIN;   /* needs its mmap */
-	hp_mimalloc_os_nohuge(plan->thp_small_nohuge);
-	if (os_hooked == EAGAIN && pool_allowed && !user_large) {
-		/* mmap is governed, munmap/madvise are not: the pool is refused */
-		pool_allowed = 0;
-		say_plan(plan, plan->thp_available ? HP_PAGES_THP : HP_PAGES_OFF,
-			 "hugetlb requested, but hugepolicy cannot keep mimalloc's hugetlb pages populated "
-			 "(its munmap/madvise are not reachable)%s; THP instead", 0);
-		plan->thp_scope = HP_THP_ALL;
-	} else if (os_hooked != 0 && os_hooked != EAGAIN && want) {
-		pool_allowed = 0;
-		if (user_large) {
-			hp_say("MIMALLOC_LARGE_OS_PAGES: hugepolicy cannot reach mimalloc's mmap (%s): its "
-			       "hugetlb pages are not populated and may SIGBUS under a cgroup limit", strerror(os_hooked));
-		} else {
-			/* large_os_pages would map hugetlb unpopulated: never */
-			want = 0;
-			large_scope = plan->thp_available;
-			plan->thp_scope = HP_THP_LARGE;
-			say_plan(plan, large_scope ? HP_PAGES_THP : HP_PAGES_OFF,
-				 "hugepolicy cannot reach mimalloc's mmap, and its large_os_pages would map hugetlb "
-				 "pages unpopulated%s; THP on blocks >= threshold instead", 0);
-		}
-	}
-	if (!user_large)
-		mi.option_set(MI_LARGE_OS_PAGES, want);
-	return large_scope;
-}
-
-static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
+/* mimalloc loaded, its OS calls routed through the page layer; a user's
+ * MIMALLOC_LARGE_OS_PAGES and what hugepolicy reaches of its mmap into
+ * facts.  hugepolicy's hugetlb pages for mimalloc's segments only under
+ * the user's large_os_pages (its meaning: hugetlb first): with them, a
+ * forked child's malloc would need a pool page for mimalloc's metadata. */
+static int mimalloc_start(const struct hp_plan *plan, struct hp_plan_facts *facts)
 {
 	struct hp_alloc_ops *ops = &mi_ops;
-	int hidden = hp_mimalloc_reserve_hide();        /* until mimalloc's mmap is ours */
+	hidden_reserve = hp_mimalloc_reserve_hide();    /* until mimalloc's mmap is ours */
 	void *h = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
 	hp_mimalloc_reserve_restore();
 	if (!h)
@@ -224,7 +168,7 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	if (!ops->malloc || !ops->free || !ops->calloc || !ops->realloc || !mi_memalign_fn ||
 	    !ops->usable_size || !mi.option_set || !mi.option_get || !mi.version)
 		return ENOENT;                  /* the handle stays: its code may already be in use */
-	*out = ops;
+	mi_handle = h;
 
 	user_large = plan->user_mi_large;
 	int ignored;
@@ -237,9 +181,33 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 		       "yes/no, true/false); mimalloc reads it as large_os_pages=%ld", shown,
 		       mi.option_get(MI_LARGE_OS_PAGES));
 	}
-	int large_scope = decide_large(plan, h);
-	if (hidden)
-		hp_mimalloc_reserve_replay(h, &(struct hp_buf){ user_reserve_note, sizeof user_reserve_note, 0 });
+	large_in_force = mi.option_get(MI_LARGE_OS_PAGES);
+	if (user_large) {
+		facts->heap = large_in_force ? HP_HEAP_USER_POOL : HP_HEAP_USER_OFF;
+		snprintf(facts->heap_value, sizeof facts->heap_value, "%ld", large_in_force);
+	}
+	pool_allowed = user_large && large_in_force;
+	os_hooked = hp_mimalloc_os_install(h, pool_allowed, plan->verbose);
+	facts->mmap_hook = os_hooked;
+	return 0;
+}
+
+static int mimalloc_init(const struct hp_plan *plan, const struct hp_alloc_ops **out)
+{
+	*out = &mi_ops;
+	hp_mimalloc_os_nohuge(plan->thp_small_nohuge);
+	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
+	if (os_hooked != 0 && os_hooked != EAGAIN && pool_allowed) {
+		pool_allowed = 0;
+		hp_say("MIMALLOC_LARGE_OS_PAGES: hugepolicy cannot reach mimalloc's mmap (%s): its "
+		       "hugetlb pages are not populated and may SIGBUS under a cgroup limit", strerror(os_hooked));
+	}
+	/* large_os_pages for whole-heap THP only: hugepolicy refuses its
+	 * hugetlb mmaps (mimalloc_os.c), so that it means THP */
+	if (!user_large)
+		mi.option_set(MI_LARGE_OS_PAGES, plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_ALL);
+	if (hidden_reserve)
+		hp_mimalloc_reserve_replay(mi_handle, &(struct hp_buf){ user_reserve_note, sizeof user_reserve_note, 0 });
 	/* mi_calloc zeroes every block, fresh from the kernel or not: advised
 	 * first; freed big blocks' pages go to small ones: advice withdrawn */
 	static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1, .withdraw_on_free = 1,
@@ -379,6 +347,7 @@ static void mimalloc_print(FILE *fp)
 
 const struct hp_backend hp_backend_mimalloc = {
 	.name = "mimalloc",
+	.start = mimalloc_start,
 	.init = mimalloc_init,
 	.describe = mimalloc_describe,
 	.stats = mimalloc_stats,
