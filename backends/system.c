@@ -12,6 +12,11 @@
  * pages=hugetlb: blocks >= threshold are mapped from the 2 MiB pool
  *   (hugetlb_large.c); when the pool or a cgroup limit says no, the block
  *   falls back to the THP path (or base pages if THP is never), said once.
+ *
+ * Invariants: glibc has no setting of its own that overrules the plan, so
+ * start reports no fact and the plan stands as made; only blocks of at
+ * least the threshold are advised or taken from the pool, glibc's own
+ * small-block memory is left as the kernel's THP setting makes it.
  */
 #define _GNU_SOURCE
 #include "hp_backend.h"

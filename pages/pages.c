@@ -1,7 +1,12 @@
 /*
- * pages.c - the OS page layer: THP advice and what the kernel says the
- * process has (smaps_rollup); hugetlb mappings are in hugetlb_pages.c.  Terms and flags follow the
- * kernel's admin-guide/mm/transhuge.rst and hugetlbpage.rst.
+ * pages.c - THP advice on a range, anonymous mappings, residency, and what
+ * the kernel says the process has (smaps_rollup); hugetlb mappings are in
+ * hugetlb_pages.c.  Terms and flags follow the kernel's
+ * admin-guide/mm/transhuge.rst and hugetlbpage.rst.
+ *
+ * Invariants: advice covers exactly the range given (a block that is its
+ * own mapping stays one VMA) and reports only the bytes that can become
+ * huge pages; numbers are read from the kernel at the call, never kept.
  */
 #define _GNU_SOURCE
 #include "hp_pages.h"

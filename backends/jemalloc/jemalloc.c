@@ -3,12 +3,17 @@
  *
  * Debian's libjemalloc_pic.a is linked into libhugepolicy.so with its public
  * names renamed to hpje_* at build time (objcopy --redefine-syms, see
- * backends/jemalloc_embed.cmake), its C++ member dropped and its eager
+ * jemalloc_embed.sh), its C++ member dropped and its eager
  * constructor removed: jemalloc initialises lazily on first use, so when it
  * is not selected it never runs.  Because nothing of it has run yet, the
  * configuration can still be set here through its malloc_conf symbol; the
  * user's MALLOC_CONF is read by jemalloc after malloc_conf and wins
  * (jemalloc(3), "TUNING").  Everything reported is read back via mallctl.
+ *
+ * Invariants: jemalloc is configured from the plan and never decides:
+ * what took effect (opt.thp read back once it started) is reported as a
+ * fact for the next plan call, and the rest is set up from that plan.
+ * The ops are fixed once init returns.
  */
 #include "hp_jemalloc.h"
 #include "hugepolicy.h"

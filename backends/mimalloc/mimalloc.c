@@ -6,7 +6,15 @@
  * late dlopen works).  Options are set through mi_option_set before the first
  * allocation routed to it; a user's MIMALLOC_* variable is left alone and
  * wins.  Option names are mimalloc's: large_os_pages ("use large (2MiB) OS
- * pages"); reservation from the 2 MiB pool through mi_manage_os_memory (mimalloc.h).
+ * pages"); reservation from the 2 MiB pool through mi_manage_os_memory
+ * (mimalloc.h).
+ *
+ * Invariants: mimalloc is configured from the plan and never decides: a
+ * user's MIMALLOC_LARGE_OS_PAGES and whether hugepolicy reaches its mmap
+ * are reported as facts for the next plan call, and large_os_pages, the
+ * big-block layers and the reservation follow that plan.  Its segments
+ * take hugetlb pages only under the user's large_os_pages; a block it
+ * returns is always aligned as asked.
  */
 #define _GNU_SOURCE
 #include "hp_mimalloc.h"
@@ -49,9 +57,8 @@ static int misaligned(const void *p, size_t align)
 }
 
 /* mimalloc 2.0.9 returns misaligned blocks for some sizes that are an exact
- * multiple of an alignment of 256 B and up (measured here: 40 in 1.5 M
- * requests, e.g. mi_memalign(256, 512), which is what `new` of an
- * alignas(256) type asks for).  One byte more avoids its faulty fast path;
+ * multiple of an alignment of 256 B and up (rarely: e.g. mi_memalign(256,
+ * 512), which is what `new` of an alignas(256) type asks for).  One byte more avoids its faulty fast path;
  * mi_zalloc_aligned is the last resort; never return a misaligned block. */
 static void *memalign_checked(size_t align, size_t size)
 {
@@ -297,9 +304,8 @@ static void mimalloc_stats(struct hugepolicy_stats *st)
 	st->retained = held > commit ? held - commit : 0;
 }
 
-/* mi_collect(true): its free pages and segments go back (measured: 100
- * MiB freed by another thread, still running, Rss 105 -> 9 MiB); pad has
- * no meaning.  1 when mimalloc's committed bytes fell. */
+/* mi_collect(true): its free pages and segments go back, those freed by
+ * other threads still running too; pad has no meaning.  1 when mimalloc's committed bytes fell. */
 static int mimalloc_trim(size_t pad)
 {
 	(void)pad;
