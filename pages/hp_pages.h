@@ -49,6 +49,8 @@ struct hp_alloc_ops {
  * Returns the bytes that can become huge pages: its 2 MiB-aligned interior
  * (0 if no whole huge page fits, or madvise failed). */
 size_t hp_pages_advise_thp(void *p, size_t len);
+/* madvise(MADV_HUGEPAGE) on exactly [p, p+len) (page-aligned): 0 or errno */
+int hp_pages_advise_thp_range(void *p, size_t len);
 /* MADV_NOHUGEPAGE on the range hp_pages_advise_thp advised: a freed
  * block's advice taken back. */
 void hp_pages_unadvise_thp(void *p, size_t len);
@@ -64,6 +66,12 @@ const char *hp_tlb_stage_name(int stage);          /* "the pool has no room (Fre
  * empty pool or a cgroup limit is an error now, not a SIGBUS later; never
  * MAP_NORESERVE.  NULL with errno and *why filled when refused. */
 void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_len, struct hp_tlb_fail *why);
+/* Its first step alone, for a caller that populates the mapping itself
+ * before anything touches it (region/: its NUMA policy and a parallel
+ * MADV_POPULATE_WRITE come between): n bytes (whole pages of the size
+ * `flags`' MAP_HUGE_* bits name, 2 MiB by default) from the pool, reserved
+ * at mmap (never MAP_NORESERVE), unpopulated.  NULL with errno. */
+void *hp_pages_reserve_hugetlb(void *hint, size_t n, int flags);
 /* The same from the 2 MiB pool anywhere, aligned to `align` (a power of
  * two; above 2 MiB placed inside PROT_NONE address space). */
 void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct hp_tlb_fail *why);

@@ -55,6 +55,15 @@ static void fail(struct hp_tlb_fail *why, int stage, int err)
 	errno = err;
 }
 
+void *hp_pages_reserve_hugetlb(void *hint, size_t n, int flags)
+{
+	flags = (flags & ~MAP_NORESERVE) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB;
+	if (((flags >> MAP_HUGE_SHIFT) & 0x3f) == 0)
+		flags |= MAP_HUGE_2MB;
+	void *p = mmap(hint, n, PROT_READ | PROT_WRITE, flags, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_len, struct hp_tlb_fail *why)
 {
 	size_t ps = flag_page_size(flags);
@@ -63,11 +72,8 @@ void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_
 		return NULL;
 	}
 	size_t n = (len + ps - 1) & ~(ps - 1);
-	flags = (flags & ~MAP_NORESERVE) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB;
-	if (((flags >> MAP_HUGE_SHIFT) & 0x3f) == 0)
-		flags |= MAP_HUGE_2MB;
-	void *p = mmap(hint, n, PROT_READ | PROT_WRITE, flags, -1, 0);
-	if (p == MAP_FAILED) {
+	void *p = hp_pages_reserve_hugetlb(hint, n, flags);
+	if (!p) {
 		fail(why, HP_TLB_FAIL_MMAP, errno);    /* ENOMEM: the pool cannot reserve n */
 		return NULL;
 	}

@@ -35,9 +35,14 @@ size_t hp_pages_advise_thp(void *p, size_t len)
 	uintptr_t first = (uintptr_t)p & ~(page - 1);
 	uintptr_t last = ((uintptr_t)p + len + page - 1) & ~(page - 1);
 	int saved = errno;
-	int rc = madvise((void *)first, last - first, MADV_HUGEPAGE);
+	int rc = hp_pages_advise_thp_range((void *)first, last - first);
 	errno = saved;
 	return rc == 0 ? (size_t)(hi - lo) : 0;
+}
+
+int hp_pages_advise_thp_range(void *p, size_t len)
+{
+	return madvise(p, len, MADV_HUGEPAGE) == 0 ? 0 : errno;
 }
 
 void hp_pages_unadvise_thp(void *p, size_t len)
