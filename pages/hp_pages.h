@@ -4,17 +4,18 @@
  * (region/).
  *
  * Invariants:
- * - no hugetlb memory is handed out unpopulated: every hugetlb mapping is
- *   made without MAP_NORESERVE and populated with MADV_POPULATE_WRITE
- *   before use, so an empty pool or a cgroup limit is an errno now, never
- *   a SIGBUS later;
- * - every hugetlb mapping made here, for any owner, is in one table
+ * - hugetlb memory is mapped without MAP_NORESERVE and populated with
+ *   MADV_POPULATE_WRITE before anything touches it (by hugetlb_pages.c,
+ *   or by the caller of hp_pages_reserve_hugetlb), so an empty pool or a
+ *   cgroup limit is an errno now, never a SIGBUS later;
+ * - the hugetlb mappings children inherit are recorded in one table
  *   (hugetlb_map.c), which fork (hugetlb_fork.c) walks so that a forked
  *   child owns its copy before fork returns;
  * - THP advice goes on before first touch, and only on the ranges the
  *   caller gives (big blocks, a promoted heap); nothing here changes the
- *   plan's decisions, it carries them out;
- * - nothing here allocates through malloc: it runs inside malloc and
+ *   plan's decisions (const struct hp_plan), it carries them out;
+ * - nothing here allocates through malloc for its own use (the wrappers in
+ *   front of a backend call the backend's ops): it runs inside malloc and
  *   before the backend exists.
  * Layering: uses policy/ only; backends/ and region/ use it; the layers
  * above hand down what it needs from them (hp_thp_large_set_swap).
