@@ -1,6 +1,11 @@
 /*
- * hp_backend.h - the one vtable every backend implements, and the OS page
- * layer that backends (and later huge-page regions) share.
+ * hp_backend.h - the one vtable every backend implements (system.c,
+ * jemalloc/, mimalloc/), over the page layer (pages/hp_pages.h).
+ *
+ * Invariants: a backend is chosen and started once, at start-up, from the
+ * plan; its ops (struct hp_alloc_ops) are static and never change after
+ * init returns, except by the dispatcher's swap to ops of the same backend;
+ * the cold-path calls are made only after init succeeded.
  */
 #ifndef HP_BACKEND_H
 #define HP_BACKEND_H
@@ -10,32 +15,27 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "../policy/hp_policy.h"
+#include "../pages/hp_pages.h"
 
 struct hugepolicy_stats;
 struct mallinfo2;
 
-/* Hot path: the backend's fastest plain entry points, called directly by
- * the malloc-family dispatch (no wrapper when the backend needs none). */
-struct hp_alloc_ops {
-	void *(*malloc)(size_t size);
-	void (*free)(void *p);
-	void *(*calloc)(size_t n, size_t size);
-	void *(*realloc)(void *p, size_t size);
-	void *(*memalign)(size_t align, size_t size);   /* align: power of two */
-	size_t (*usable_size)(void *p);
-};
-
 /* Cold path: one per backend. */
 struct hp_backend {
 	const char *name;
-	/* Configure the backend from the plan before its first allocation and
-	 * point *ops at its entry points (static storage, never changed after).
-	 * May allocate (re-entrant calls go to the bootstrap arena).  May update
-	 * plan->pages/pages_reason from what the backend reports in force.
-	 * Returns 0, or an errno value when the backend cannot run here (the
-	 * caller then falls back to the system backend and says why). */
-	int (*init)(struct hp_plan *plan, const struct hp_alloc_ops **ops);
+	/* Start the backend as the plan first says, before its first
+	 * allocation, and report in *facts what took effect that the plan
+	 * did not know: a user's own setting that wins, what hugepolicy can
+	 * reach of it (NULL: nothing to report).  Start-up gives the facts to
+	 * one more plan call; the backend never changes the plan itself.
+	 * May allocate (re-entrant calls go to the bootstrap arena).  Returns
+	 * 0, or an errno value when the backend cannot run here (the caller
+	 * then plans again with the failure as a fact: the system backend). */
+	int (*start)(const struct hp_plan *plan, struct hp_plan_facts *facts);
+	/* Configure the rest from the final plan and point *ops at its entry
+	 * points (static storage, never changed after).  0, or an errno value
+	 * as start's. */
+	int (*init)(const struct hp_plan *plan, const struct hp_alloc_ops **ops);
 	/* Configuration in force, read back from the backend: "opt.thp=always ...". */
 	void (*describe)(char *buf, size_t cap);
 	/* Allocator numbers (stats.* names); unknown ones left HUGEPOLICY_UNKNOWN. */
@@ -66,278 +66,6 @@ extern const struct hp_backend hp_backend_system;
 void hp_malloc_stats_totals(FILE *fp);          /* integration/glibc_api.c */
 extern const struct hp_backend hp_backend_jemalloc;
 extern const struct hp_backend hp_backend_mimalloc;
-
-/* ---- OS page layer (pages.c) ---- */
-
-/* madvise(MADV_HUGEPAGE) on the base pages of [p, p+len) (the whole range,
- * so a block that is its own mapping stays one VMA and mremap-able).
- * Returns the bytes that can become huge pages: its 2 MiB-aligned interior
- * (0 if no whole huge page fits, or madvise failed). */
-size_t hp_pages_advise_thp(void *p, size_t len);
-/* MADV_NOHUGEPAGE on the range hp_pages_advise_thp advised: a freed
- * block's advice taken back. */
-void hp_pages_unadvise_thp(void *p, size_t len);
-
-/* ---- hugetlb mappings that cannot SIGBUS later (hugetlb_pages.c) ---- */
-/* Why a hugetlb mapping was not made: the stage that refused, and errno. */
-enum { HP_TLB_FAIL_MMAP = 1, HP_TLB_FAIL_POPULATE, HP_TLB_FAIL_ALIGN, HP_TLB_FAIL_TABLE, HP_TLB_FAIL_KEPT };
-struct hp_tlb_fail { int stage, err; };
-const char *hp_tlb_stage_name(int stage);          /* "the pool has no room (Free-Rsvd)" ... */
-/* Map len bytes (rounded up to the page size that `flags`' MAP_HUGE_* bits
- * name, 2 MiB by default) from the hugetlb pool at `hint` (MAP_FIXED in
- * flags: exactly there) and populate them with MADV_POPULATE_WRITE, so an
- * empty pool or a cgroup limit is an error now, not a SIGBUS later; never
- * MAP_NORESERVE.  NULL with errno and *why filled when refused. */
-void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_len, struct hp_tlb_fail *why);
-/* The same from the 2 MiB pool anywhere, aligned to `align` (a power of
- * two; above 2 MiB placed inside PROT_NONE address space). */
-void *hp_pages_map_hugetlb(size_t len, size_t align, size_t *mapped_len, struct hp_tlb_fail *why);
-/* The same from the pool of page_size (a power of two: 2 MiB, 1 GiB ...):
- * len rounded up to whole pages, aligned to max(align, page_size). */
-void *hp_pages_map_hugetlb_size(size_t len, size_t align, size_t page_size, size_t *mapped_len,
-				struct hp_tlb_fail *why);
-void hp_pages_unmap(void *p, size_t len);
-/* After a fork that left hugetlb pages shared copy-on-write (on = 1, in
- * parent and child: hugetlb_fork.c), a new hugetlb mapping takes pool pages
- * only where the pool keeps room for a copy of every page this process
- * still shares (smaps Shared_Hugetlb), else it is refused with
- * HP_TLB_FAIL_KEPT; the rule ends by itself once nothing is shared. */
-void hp_fork_cow_keep(int on);
-int hp_fork_cow_kept(size_t n, int flags);      /* 1: refuse n more bytes (flags: MAP_HUGE_*) */
-/* 1 if the pool of flags' page size (MAP_HUGE_* bits) has room for n bytes
- * now, as the kernel counts it: a reservation made and given back */
-int hp_pages_pool_room(size_t n, int flags);
-/* bytes of [p, p+len) resident now, by mincore() in steps of 16 MiB (a
- * range that is gone counts nothing); errno may change */
-uint64_t hp_pages_resident(const void *p, size_t len);
-/* len bytes of anonymous memory, 2 MiB-aligned, MADV_HUGEPAGE if thp; NULL
- * if refused (a fork child's copy of a hugetlb mapping). */
-void *hp_pages_map_anon_aligned(size_t len, int thp);
-
-/* Process numbers from /proc/self/smaps_rollup: Rss, AnonHugePages,
- * Private_Hugetlb + Shared_Hugetlb, Shared_Hugetlb (bytes).  0 on success, errno else. */
-struct hp_smaps { uint64_t rss, anon_huge, hugetlb, shared_hugetlb; };
-int hp_pages_smaps(struct hp_smaps *out);
-
-/* ---- THP for blocks >= threshold, in front of any backend (thp_large.c) ---- */
-/* What the wrapper must know about the backend to advise before first touch. */
-struct hp_thp_large_traits {
-	int calloc_touches;          /* calloc writes every block (mimalloc 2.0) */
-	int withdraw_on_free;        /* the backend reuses a freed big block's pages for
-				      * small blocks (mimalloc 2.0): free takes the advice
-				      * back (MADV_NOHUGEPAGE), or khugepaged would make
-				      * those sparse pages huge again */
-	int realloc_keeps_advice;    /* growing a block >= threshold keeps its advised
-				      * pages (glibc: mremap of an mmapped chunk) */
-	int (*grow_in_place)(void *p, size_t n);   /* 1: p now holds n bytes; NULL: none */
-	void (*after_big)(size_t n); /* after each advised big block of n bytes, before the caller
-				      * touches it (jemalloc: its decay runs) */
-	int align_big;               /* big blocks start on a 2 MiB boundary (mimalloc; not
-				      * jemalloc, whose arena then keeps freed runs it cannot
-				      * reuse aligned, nor glibc, whose chunk layout programs
-				      * rely on: glibc's tst-free-errno) */
-	void (*freed_big)(size_t n); /* a big block of n usable bytes was freed, or moved by
-				      * realloc (jemalloc: counts the runs it keeps); NULL: none */
-};
-/* Fill *out with `backend`'s ops wrapped so that malloc, calloc, realloc and
- * memalign results of at least min_bytes get MADV_HUGEPAGE before their first
- * touch; free and usable_size stay the backend's.  Call once at start-up. */
-void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_large_traits *t,
-		       size_t min_bytes, int verbose, struct hp_alloc_ops *out);
-/* advised_set.c: the big blocks whose free thp_large.c watches */
-void hp_advised_set_put(void *p);
-int hp_advised_set_maybe(const void *p);    /* 0: surely not in the set */
-int hp_advised_set_forget(void *p);         /* 1: it was (now forgotten) */
-void hp_advised_set_child_unlock(void);     /* pthread_atfork child */
-/* withdraw_on_free: the same ops with a free that takes a big block's
- * advice back, for a layer that copies them (hugetlb_large.c in front);
- * the dispatcher gets them by hp_dispatch_swap at the first advice. */
-const struct hp_alloc_ops *hp_thp_large_with_free(void);
-/* integration/init.c: the dispatcher calls `to` instead of `from` from now
- * on (nothing if it does not call `from`: another layer is in front). */
-void hp_dispatch_swap(const struct hp_alloc_ops *from, const struct hp_alloc_ops *to);
-/* Advise [p, p+n) when n >= min_bytes; returns p (NULL stays NULL). */
-void *hp_thp_large_advise(void *p, size_t n);
-
-/* ---- every hugetlb mapping hugepolicy made (hugetlb_map.c) ---- */
-enum { HP_TLB_BLOCK, HP_TLB_BACKEND, HP_TLB_ARENA, HP_TLB_REGION, HP_TLB_OWNERS };   /* who asked */
-int hp_tlb_add(void *base, size_t len, int owner);   /* 0, or -1: table full */
-/* ... with its page size (hp_tlb_add: 2 MiB, HP_TLB_REGION: not recorded) */
-int hp_tlb_add_page(void *base, size_t len, int owner, size_t page_size);
-size_t hp_tlb_page_of(const void *base);             /* any mapping's page size, 0 if none/unknown */
-size_t hp_tlb_block_size(const void *p);             /* an HP_TLB_BLOCK's length, 0 if none; fast */
-size_t hp_tlb_remove(void *base);                    /* its length, 0 if not recorded */
-void hp_tlb_forget(void *p, size_t len);             /* [p, p+len) unmapped by its owner */
-int hp_tlb_overlaps(const void *p, size_t len);      /* any recorded byte inside */
-void hp_tlb_fallback(int owner, size_t bytes);       /* a request the pool did not serve */
-struct hp_tlb_counts { uint64_t pool_maps, pool_bytes, fallbacks, fallback_bytes; };
-void hp_tlb_counts(int owner, struct hp_tlb_counts *c);
-uint64_t hp_tlb_pool_bytes(void);                    /* all owners, on the pool now */
-size_t hp_tlb_pool_maps(void);                       /* ... and how many mappings */
-/* Per page size, read back from the table: mappings and bytes on the pool
- * now, and requests that page size's pool refused (a block that then came
- * from a smaller pool counts here, not in hugetlb_fallbacks).  page_size 0:
- * mappings whose page size was not recorded (regions).  The number filled. */
-struct hp_tlb_size { uint64_t page_size, maps, bytes, refused, refused_bytes; };
-int hp_tlb_sizes(struct hp_tlb_size *out, int max);
-void hp_tlb_refused(size_t page_size, size_t bytes);
-/* The table's lock (hugetlb_map_lock.c): re-entrant for its owner thread,
- * also from a signal handler on it (fork from a handler); the forked child
- * calls hp_tlb_lock_child once.  fn may clear *on_pool (the mapping left
- * the pool). */
-void hp_tlb_lock(void);
-void hp_tlb_unlock(void);
-void hp_tlb_lock_child(void);
-void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on_pool, void *arg), void *arg);
-
-/* fork() children make hugepolicy's hugetlb mappings their own before fork
- * returns (hugetlb_fork.c), unless copy is 0 (HUGEPOLICY_FORK=inherit).
- * Once, at start-up. */
-void hp_fork_init(int thp_available, int verbose, int copy);
-/* hugetlb_fork_sigbus.c: from prepare to the end of the child handler, a
- * child's SIGBUS inside a staged mapping puts the staged copy there
- * (hp_fork_place_staged, hugetlb_fork.c: 1 if it did) and retries. */
-void hp_fork_sigbus_arm(void);
-void hp_fork_sigbus_disarm(void);
-int hp_fork_place_staged(const void *addr);
-
-/* ---- blocks >= min_bytes from the hugetlb pool, in front of any backend
- * (hugetlb_large.c); the THP fallback uses thp_large.c, which the caller
- * set up for the same backend first.  thp_fallback: HP_TLB_FALLBACK_* ---- */
-enum {
-	HP_TLB_FALLBACK_BASE,   /* refused blocks go to the backend as they are */
-	HP_TLB_FALLBACK_THP,    /* ... advised MADV_HUGEPAGE here */
-	HP_TLB_FALLBACK_BELOW,  /* ... to a backend layer that advises them itself */
-};
-void hp_tlb_large_init(const struct hp_alloc_ops *backend, size_t min_bytes, int thp_fallback, int verbose,
-		       struct hp_alloc_ops *out);
-
-/* ---- hugetlb blocks: one populated mapping each (hugetlb_blocks.c) ---- */
-void *hp_blocks_alloc(size_t size, size_t align, struct hp_tlb_fail *why);  /* NULL: use another path */
-/* ... from the pool of page_size; a refusal is not counted (the caller
- * counts it: hp_tlb_refused or hp_tlb_fallback) */
-void *hp_blocks_alloc_page(size_t size, size_t align, size_t page_size, struct hp_tlb_fail *why);
-int hp_blocks_owns(const void *p);                   /* fast; thread-safe */
-size_t hp_blocks_size(const void *p);                /* usable bytes, 0 if not ours */
-void hp_blocks_free(void *p);
-
-/* ---- mimalloc's OS calls through hugepolicy's page layer ---- */
-/* Redirect the GOT slot(s) of `name` in the dlopen'ed `handle` to fn
- * (got_hook.c); *old gets the previous target.  0, ENOENT (no such import),
- * ENOSYS (target not supported), or mprotect's errno. */
-int hp_got_hook(void *handle, const char *name, void *fn, void **old);
-/* Install mimalloc_os.c's mmap/munmap/madvise into mimalloc; pool: its
- * MAP_HUGETLB requests go to the pool (1) or are refused (0). */
-int hp_mimalloc_os_install(void *handle, int pool, int verbose);
-/* 1: mimalloc's ordinary mmaps are advised MADV_NOHUGEPAGE (plan
- * thp_small_nohuge: an `always` host where the process switch is not
- * available); hugepolicy's own advice on big blocks comes after and wins. */
-void hp_mimalloc_os_nohuge(int on);
-/* mimalloc_maps.c: the ranges mimalloc holds (its mmaps, less its munmaps,
- * and hugepolicy's reservation arena); read: their resident bytes and
- * their length, or ENOSPC when one could not be recorded */
-void hp_mimalloc_maps_init(void);              /* once, before the first add */
-void hp_mimalloc_maps_add(void *p, size_t len);
-void hp_mimalloc_maps_remove(void *p, size_t len);
-int hp_mimalloc_maps_read(uint64_t *resident, uint64_t *mapped);
-
-/* thp_switch.c: prctl(PR_SET_THP_DISABLE) as plan->thp_process says, before
- * the backend starts; 0, or the errno of a refused call (the plan is then
- * downgraded and its reasons say so). */
-int hp_thp_switch_apply(struct hp_plan *plan);
-/* After the backend's init: a user's whole-heap THP setting that won
- * (plan thp_scope ALL) clears the switch hugepolicy set. */
-void hp_thp_switch_after_backend(struct hp_plan *plan);
-/* MADV_NOHUGEPAGE on libhugepolicy's own .bss: first thing at start-up. */
-void hp_thp_own_memory_nohuge(void);
-/* mimalloc_reserve.c: a user's MIMALLOC_RESERVE_* hidden from mimalloc's
- * constructor around dlopen (hide: how many; restore always), then made
- * through mimalloc's API once its mmap is hugepolicy's; the outcome in note. */
-int hp_mimalloc_reserve_hide(void);
-void hp_mimalloc_reserve_restore(void);
-void hp_mimalloc_reserve_replay(void *handle, struct hp_buf *note);
-
-/* The embedded jemalloc: its ops and its public API, renamed hpje_*
- * (jemalloc(3)); see jemalloc_embed.sh.  (A direct call instead of the ops
- * pointer was tried for malloc/free: no gain measured.) */
-extern const struct hp_alloc_ops hp_jemalloc_ops;
-void *hpje_malloc(size_t size);
-void hpje_free(void *p);
-void *hpje_calloc(size_t n, size_t size);
-void *hpje_realloc(void *p, size_t size);
-void *hpje_memalign(size_t align, size_t size);
-size_t hpje_malloc_usable_size(void *p);
-size_t hpje_xallocx(void *p, size_t size, size_t extra, int flags);
-void *hpje_mallocx(size_t size, int flags);
-void hpje_dallocx(void *p, int flags);
-void hpje_malloc_stats_print(void (*write_cb)(void *, const char *), void *arg, const char *opts);
-int hpje_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
-int hpje_mallctlnametomib(const char *name, size_t *mibp, size_t *miblenp);
-int hpje_mallctlbymib(const size_t *mib, size_t miblen, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
-/* jemalloc_os.c: the embedded jemalloc's own calls of mmap, munmap and
- * madvise, renamed (jemalloc_embed.sh) */
-void *hpje_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
-int hpje_munmap(void *p, size_t len);
-int hpje_madvise(void *p, size_t len, int advice);
-/* jemalloc_arenas.c: every automatic arena created now where mmap may fail
- * later (RLIMIT_AS/RLIMIT_DATA, strict overcommit); the describe note. */
-void hp_jemalloc_arenas_prepare(void);
-void hp_jemalloc_arenas_describe(struct hp_buf *b);
-/* ... all of them now, whatever mmap may do; the first reason given is the
- * one described (NULL: the caller describes it).  Returns opt.narenas (0:
- * unknown): the automatic arenas are 0 .. that - 1. */
-unsigned hp_jemalloc_arenas_create(const char *reason);
-/* ... arena 0's memory from before the extent hooks taken by blocks never
- * used, until one is past_start; the bytes taken */
-size_t hp_jemalloc_arena0_set_aside(int (*past_start)(const void *p));
-/* jemalloc_hugetlb.c: every automatic arena's extents from the 2 MiB pool
- * (extent hooks), ordinary pages where the pool or a cgroup refuses; 0, or
- * ENOSYS if no arena took the hooks.  The describe note. */
-int hp_jemalloc_hugetlb_install(int verbose);
-void hp_jemalloc_hugetlb_describe(struct hp_buf *b);
-/* jemalloc_huge_arena.c: the oversize arena (blocks >= threshold under
- * auto) made now and given the ordinary arenas' decay, so freed big blocks
- * are reused instead of faulted in again; the describe note. */
-void hp_jemalloc_huge_arena_keep(size_t threshold);
-void hp_jemalloc_huge_arena_tick(size_t n);  /* its decay now; kept runs out before a block none can serve */
-void hp_jemalloc_huge_arena_freed(size_t n); /* a big block of n bytes went back to it */
-void hp_jemalloc_huge_arena_describe(struct hp_buf *b);
-extern const char *hpje_malloc_conf;
-
-/* ---- fault costs (fault_cost.c), the rule in policy/thp_pays.c ---- */
-/* Measure now: base-page faults and thp_pages THP faults (each faulted
- * again once freed when warm: thp_warm_ns); 0, or ENOMEM if refused. */
-int hp_fault_cost_measure(struct hp_fault_costs *c, unsigned thp_pages, int warm);
-void hp_fault_cost_init(const struct hp_plan *plan);   /* adapt and pinned costs */
-int hp_fault_cost_adapts(void);                        /* 0: HP_ADAPT_OFF */
-/* The verdict (enum hp_pays_verdict) for memory density_pct % touched,
- * the costs measured first when stale; why: the costs it rests on. */
-int hp_fault_cost_verdict(unsigned density_pct, char *why, size_t cap);
-/* A block of n bytes >= threshold: 1 if it gets THP (counted, said on a
- * change under VERBOSE) */
-int hp_fault_cost_block(size_t n);
-/* what the report says of them (fault.* keys) */
-struct hp_fault_cost_report {
-	int adapt, verdict;             /* enum hp_adapt, enum hp_pays_verdict for a filled block */
-	struct hp_fault_costs costs;    /* in force now: the running means, or pinned */
-	uint64_t measurements, blocks_thp, blocks_base;
-	char why[160];
-};
-void hp_fault_cost_read(struct hp_fault_cost_report *r);
-
-/* ---- heap promotion (heap_promote.c), the rule in policy/promote.c ---- */
-/* From plan->promote_min (0: never).  A backend whose scope ends up not
- * LARGE never promotes. */
-void hp_promote_init(const struct hp_plan *plan);
-/* The allocator mapped [p, p+len) of ordinary anonymous memory: counted
- * (fixed: MAP_FIXED over its own range, not counted again), the heap
- * sampled now and then; 1 when it is promoted (the range then advised
- * MADV_HUGEPAGE here), else 0. */
-int hp_promote_mapped(void *p, size_t len, int fixed);
-void hp_promote_unmapped(void *p, size_t len);
-int hp_promote_active(void);
-void hp_promote_poll(void);                    /* a big block came: sample now and then */
-void hp_promote_describe(struct hp_buf *b);     /* "; heap promotion: ..." */
 #pragma GCC visibility pop
 
 #endif

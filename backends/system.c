@@ -12,6 +12,11 @@
  * pages=hugetlb: blocks >= threshold are mapped from the 2 MiB pool
  *   (hugetlb_large.c); when the pool or a cgroup limit says no, the block
  *   falls back to the THP path (or base pages if THP is never), said once.
+ *
+ * Invariants: glibc has no setting of its own that overrules the plan, so
+ * start reports no fact and the plan stands as made; only blocks of at
+ * least the threshold are advised or taken from the pool, glibc's own
+ * small-block memory is left as the kernel's THP setting makes it.
  */
 #define _GNU_SOURCE
 #include "hp_backend.h"
@@ -62,12 +67,16 @@ static int resolve(void)
 
 static struct hp_alloc_ops sys_ops, thp_ops;
 
-static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
+/* glibc's allocator is found or not; nothing of it can overrule the plan */
+static int system_start(const struct hp_plan *plan, struct hp_plan_facts *facts)
+{
+	(void)plan, (void)facts;
+	return resolve();
+}
+
+static int system_init(const struct hp_plan *plan, const struct hp_alloc_ops **out)
 {
 	struct hp_alloc_ops *ops = &sys_ops;
-	int rc = resolve();
-	if (rc != 0)
-		return rc;
 	threshold = (size_t)plan->threshold;
 	pool_min = (size_t)plan->hugetlb_min;
 	mode = plan->pages;
@@ -80,7 +89,7 @@ static int system_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	if (mode == HP_PAGES_THP) {
 		*ops = thp_ops;
 	} else if (mode == HP_PAGES_HUGETLB) {
-		hp_tlb_large_init(&libc, pool_min, fallback_thp, verbose, ops);
+		hp_tlb_large_init(&libc, plan, pool_min, fallback_thp, ops);
 	}
 	*out = ops;
 	return 0;
@@ -153,6 +162,7 @@ static int system_xml(int options, FILE *fp)
 
 const struct hp_backend hp_backend_system = {
 	.name = "system",
+	.start = system_start,
 	.init = system_init,
 	.describe = system_describe,
 	.stats = system_stats,

@@ -92,6 +92,12 @@ HP_EXPORT const char *hugepolicy_backend(void)
 	return hp_rt.backend ? hp_rt.backend->name : "none";
 }
 
+const struct hp_plan *hp_region_process_plan(void)
+{
+	hp_init();
+	return &hp_rt.plan;
+}
+
 HP_EXPORT const char *hugepolicy_pages(void)
 {
 	hp_init();
@@ -149,7 +155,7 @@ static void json_text(struct hp_buf *b, const char *name, const char *s)
 	hp_json_str(b, s);
 }
 
-/* auto's fault costs (backends/fault_cost.c), where they decide */
+/* auto's fault costs (pages/fault_cost.c), where they decide */
 static void fault_costs(struct hp_buf *b, int json, int *first)
 {
 	struct hp_fault_cost_report r;

@@ -4,10 +4,10 @@
  * what auto would pick, read by the policy's own probe; --plans adds the
  * plan of every backend x mode, one line each (the fixture tests compare
  * them); --measure what a base-page and a THP fault cost here now
- * (backends/fault_measure.c, as auto measures them) and auto's verdict.
+ * (pages/fault_measure.c, as auto measures them) and auto's verdict.
  */
 #define _GNU_SOURCE
-#include "../backends/hp_backend.h"
+#include "../pages/hp_pages.h"
 #include "hp_cli.h"
 
 #include <errno.h>

@@ -36,7 +36,7 @@
 #ifndef HP_JEMALLOC_VERSION
 #define HP_JEMALLOC_VERSION "unknown"
 #endif
-#define MIMALLOC_SONAME "libmimalloc.so.2"   /* what backends/mimalloc.c dlopens */
+#define MIMALLOC_SONAME "libmimalloc.so.2"   /* what backends/mimalloc/mimalloc.c dlopens */
 
 const char hp_usage_version[] =
 	"usage: hugepolicy version   (or hugepolicy --version)\n"

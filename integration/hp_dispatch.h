@@ -28,7 +28,7 @@ static inline const struct hp_alloc_ops *hp_ops(void)
  * through hp_malloc_fn, free the bootstrap-block check and one jump through
  * hp_free_fn - the ops' own functions, no table load on the way.  Before
  * start-up: the bootstrap ops'.  Written by start-up (init.c publish:
- * these, then hp_current) and hp_dispatch_swap only.  (Tried: a jump
+ * these, then hp_current) and its swap (init.c dispatch_swap) only.  (Tried: a jump
  * straight to the backend for jemalloc, whose start-up hands out no
  * bootstrap block and whose malloc refuses sizes above PTRDIFF_MAX itself,
  * and to a checking wrapper for the others - 2 instructions per pair for

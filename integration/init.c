@@ -69,7 +69,7 @@ static void publish(const struct hp_alloc_ops *ops)
 
 /* Swaps are between ops of the same backend (thp_large.c: a free that also
  * withdraws advice), so a call racing with one may still reach `from`'s. */
-void hp_dispatch_swap(const struct hp_alloc_ops *from, const struct hp_alloc_ops *to)
+static void dispatch_swap(const struct hp_alloc_ops *from, const struct hp_alloc_ops *to)
 {
 	const struct hp_alloc_ops *expected = from;
 	if (!atomic_compare_exchange_strong_explicit(&hp_current, &expected, to, memory_order_acq_rel,
@@ -97,13 +97,51 @@ static int in_the_cli(void)
 	return &hugepolicy_cli_process != NULL;
 }
 
+/* One plan call with what start-up has learned so far: policy/ decides. */
+static void plan(const struct hp_options *o, const struct hp_plan_facts *f)
+{
+	hp_plan_make_with(o, &hp_rt.probe, f, &hp_rt.plan);
+}
+
+/* The plan, and its THP switch applied before the backend maps anything;
+ * the kernel's answer is one more fact for one more plan call. */
+static void plan_and_switch(const struct hp_options *o, struct hp_plan_facts *f)
+{
+	f->switch_applied = f->switch_err = 0;
+	plan(o, f);
+	if (hp_rt.plan.thp_process == HP_THP_PROC_KEEP)
+		return;
+	f->switch_err = hp_thp_switch_apply(&hp_rt.plan);
+	f->switch_applied = 1;
+	plan(o, f);
+}
+
+/* Start be: what it reports re-plans (a switch the new plan clears is
+ * cleared now), then it is configured from that plan.  0 or an errno. */
+static int start_backend(const struct hp_backend *be, const struct hp_options *o, struct hp_plan_facts *f,
+			 const struct hp_alloc_ops **ops)
+{
+	int rc = be->start ? be->start(&hp_rt.plan, f) : 0;
+	if (rc != 0)
+		return rc;
+	int applied = hp_rt.plan.thp_process;
+	plan(o, f);
+	if (hp_rt.plan.thp_process == HP_THP_PROC_CLEAR && applied != HP_THP_PROC_CLEAR) {
+		f->unswitch_err = hp_thp_switch_apply(&hp_rt.plan);
+		f->unswitch_applied = 1;
+		plan(o, f);
+	}
+	return be->init(&hp_rt.plan, ops);
+}
+
 static void start_up(void)
 {
 	hp_thp_own_memory_nohuge();             /* before anything here writes to it */
 	if (hp_test_during_start_up)
 		hp_test_during_start_up();
 	struct hp_options o;
-	if (in_the_cli()) {
+	struct hp_plan_facts f = { .in_cli = in_the_cli() };
+	if (f.in_cli) {
 		hp_options_defaults(&o);        /* no environment: no warning, no line */
 		o.pages = HP_PAGES_OFF;
 	} else {
@@ -119,12 +157,7 @@ static void start_up(void)
 	/* a user's MIMALLOC_LARGE_OS_PAGES overrides the mode: probe as for auto */
 	hp_probe_for_plan(&hp_rt.probe, o.user_mi_large && o.backend == HP_BACKEND_MIMALLOC ?
 			  HP_PAGES_AUTO : o.pages, o.backend);
-	hp_plan_make(&o, &hp_rt.probe, &hp_rt.plan);
-	if (in_the_cli()) {
-		hp_rt.plan.thp_process = HP_THP_PROC_KEEP;     /* CMD would inherit a switch */
-		hp_rt.plan.thp_small_nohuge = 0;
-	}
-	hp_thp_switch_apply(&hp_rt.plan);       /* before the backend maps anything */
+	plan_and_switch(&o, &f);
 	hp_rt.backend_source = (o.set_mask & (1u << HP_OPT_BACKEND)) ? "HUGEPOLICY_BACKEND" : "default";
 
 	const struct hp_backend *be = backends[hp_rt.plan.backend];
@@ -132,23 +165,22 @@ static void start_up(void)
 	/* before the backend: its own fork handlers (jemalloc's) then run
 	 * inside ours, and our child handler runs before anyone else's */
 	hp_fork_init(hp_rt.plan.thp_available, hp_rt.plan.verbose, hp_rt.plan.fork_copy);
+	hp_thp_large_set_swap(dispatch_swap);
 	hp_fault_cost_init(&hp_rt.plan);
-	int rc = be->init(&hp_rt.plan, &ops);
+	int rc = start_backend(be, &o, &f, &ops);
 	if (rc != 0 && be != &hp_backend_system) {
 		hp_say("backend %s cannot run here (%s); using system", be->name, strerror(rc));
-		o.backend = HP_BACKEND_SYSTEM;
-		hp_plan_make(&o, &hp_rt.probe, &hp_rt.plan);
-		hp_thp_switch_apply(&hp_rt.plan);
+		f = (struct hp_plan_facts){ .in_cli = f.in_cli, .backend_failed = rc };
+		plan_and_switch(&o, &f);
 		hp_rt.backend_source = "fallback";
 		be = &hp_backend_system;
 		hp_fault_cost_init(&hp_rt.plan);
-		rc = be->init(&hp_rt.plan, &ops);
+		rc = start_backend(be, &o, &f, &ops);
 	}
 	if (rc != 0) {
 		hp_say("glibc's allocator cannot be found (%s); allocations fail", strerror(rc));
 		return;                 /* stay on the bootstrap ops */
 	}
-	hp_thp_switch_after_backend(&hp_rt.plan);
 	hp_rt.backend = be;
 	if (hp_rt.plan.reserve && be != &hp_backend_mimalloc)
 		hp_say("HUGEPOLICY_RESERVE is for the mimalloc backend; ignored under %s", be->name);

@@ -220,7 +220,7 @@ int hp_parse_u64_strict(const char *s, uint64_t *out);
 /* ---- does a THP fault pay here now (thp_pays.c); pure ---- */
 /* auto's huge pages save faults: one 2 MiB THP fault against the base-page
  * faults it replaces.  The costs are measured at run time
- * (backends/fault_cost.c) or pinned by HUGEPOLICY_FAULT_COST. */
+ * (pages/fault_cost.c) or pinned by HUGEPOLICY_FAULT_COST. */
 #define HP_FAULT_COST_STALE_MS 1000     /* measured costs are measured again after this */
 enum hp_adapt {
 	HP_ADAPT_OFF,           /* fixed rules: every block >= threshold advised, promotion by size */
@@ -247,7 +247,8 @@ int hp_thp_pays(int adapt, const struct hp_fault_costs *c, unsigned density_pct,
 /* 1: the verdict lets THP go ahead (FIXED, UNKNOWN, YES) */
 int hp_thp_pays_go(int verdict);
 
-/* ---- plan (plan.c): options + probe -> decisions with reasons; pure ---- */
+/* ---- plan (plan.c, plan_facts.c): options + probe + facts -> decisions with
+ * reasons; pure, and the only place that decides ---- */
 /* Which memory THP covers.  LARGE: blocks >= threshold, advised by
  * hugepolicy's dispatch (numpy's 4 MiB rule; RSS grows by at most one
  * partial huge page per such block).  ALL: the backend's own whole-heap
@@ -286,8 +287,8 @@ struct hp_plan {
 	char hugetlb_size_reason[256];  /* which pool serves which blocks, and why */
 	const char *user_malloc_conf, *user_mi_large, *user_mi_reserve;  /* from hp_options */
 	char pages_reason[512]; /* why `pages` was chosen (with hugetlb: which pools, and why) */
-	/* the per-process THP switch and the backend's small blocks (plan_thp.c);
-	 * backends/ enforce them, the reasons say why */
+	/* the per-process THP switch and the backend's small blocks (plan_thp.c,
+	 * plan_facts.c); pages/ and backends/ carry them out, the reasons say why */
 	int thp_process;        /* enum hp_thp_process */
 	int thp_small_nohuge;   /* 1: MADV_NOHUGEPAGE on the backend's own small-block memory
 				 * where hugepolicy reaches it (jemalloc opt.thp=never, mimalloc's
@@ -316,7 +317,7 @@ enum hp_promote_verdict {
 };
 #define HP_PROMOTE_DENSE_PCT 50
 /* resident: the resident bytes of the allocator's own mappings (mincore,
- * backends/heap_promote.c); mapped: the
+ * pages/heap_promote.c); mapped: the
  * bytes the allocator has mapped and not unmapped.  The verdict, and
  * in why (cap bytes) the numbers it was taken on. */
 int hp_promote_decide(uint64_t promote_min, uint64_t resident, uint64_t mapped, char *why, size_t cap);
@@ -332,7 +333,42 @@ enum hp_thp_process {
 	HP_THP_PROC_CLEAR,      /* prctl(PR_SET_THP_DISABLE, 0): undo an inherited switch */
 };
 
+/* What start-up learns after a plan, given to the next plan call
+ * (plan_facts.c): the plan stays the only place that decides, and every
+ * fact changes the decisions it touches and their reasons there.
+ * Zeroed: nothing learned yet. */
+enum hp_heap_fact {
+	HP_HEAP_AS_ASKED,       /* the backend took hugepolicy's settings */
+	HP_HEAP_USER_THP_ALL,   /* a user's setting turns the backend's whole-heap THP on
+				 * (jemalloc: MALLOC_CONF opt.thp=always) */
+	HP_HEAP_NO_THP,         /* the backend's THP setting in force is not the one the plan's
+				 * THP needs (jemalloc: opt.thp read back; MALLOC_CONF, or no THP) */
+	HP_HEAP_USER_POOL,      /* a user's setting maps the whole heap on the pool, else THP
+				 * (mimalloc: MIMALLOC_LARGE_OS_PAGES on) */
+	HP_HEAP_USER_OFF,       /* a user's setting keeps the whole heap off huge pages
+				 * (mimalloc: MIMALLOC_LARGE_OS_PAGES off) */
+};
+struct hp_plan_facts {
+	int in_cli;             /* the hugepolicy CLI itself: no THP switch (CMD would inherit it) */
+	int switch_applied;     /* the plan's thp_process was given to the kernel ... */
+	int switch_err;         /* ... and refused with this errno (0: done) */
+	int backend_failed;     /* errno: the planned backend cannot run here; the plan takes system */
+	int heap;               /* enum hp_heap_fact, read back from the backend once it started */
+	char heap_value[32];    /* the backend's own setting in force, as the reason names it:
+				 * jemalloc's opt.thp ("never"), mimalloc's large_os_pages ("1") */
+	int mmap_hook;          /* 0: hugepolicy reaches the backend's mmap (or it needs none);
+				 * EAGAIN: its mmap but not its munmap/madvise; else an errno: not */
+	int unswitch_applied;   /* the clear of the switch for a whole-heap setting was given
+				 * to the kernel ... */
+	int unswitch_err;       /* ... and refused with this errno (0: done) */
+};
 void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *out);
+/* The same with what start-up learned (f NULL: nothing) */
+void hp_plan_make_with(const struct hp_options *o, const struct hp_probe *p, const struct hp_plan_facts *f,
+		       struct hp_plan *out);
+/* plan_facts.c: the facts applied to a plan made from options and probe
+ * (hp_plan_make_with's last step) */
+void hp_plan_facts(const struct hp_plan_facts *f, struct hp_plan *pl);
 /* plan_pagesize.c: hugetlb_page, hugetlb_big_page/_min, hugetlb_size_reason
  * from HUGEPOLICY_HUGETLB_SIZE and the pools (out->hugetlb_min set); the
  * pages the plan's pools have available: *small (hugetlb_page's pool) and
@@ -343,6 +379,8 @@ void hp_plan_pagesize(const struct hp_options *o, const struct hp_probe *p, stru
  * else the kernel's default size (arm64 64K: 512 MiB); NULL if neither. */
 const struct hp_pool *hp_plan_small_pool(const struct hp_probe *p);
 const char *hp_thp_process_name(int thp_process);  /* "keep", "disable", "except-advised", "clear" */
+/* the prctl(2) call that applies it: "prctl(PR_SET_THP_DISABLE, 1)"; "" for keep */
+const char *hp_thp_process_call(int thp_process);
 /* plan_thp.c: thp_process, thp_small_nohuge and their reasons from the
  * request and the probe (out->backend and pages_requested set) */
 void hp_plan_thp(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *out);

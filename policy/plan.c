@@ -1,7 +1,11 @@
 /*
- * plan.c - options + probe -> decisions, each with its reason.  A pure
- * function: no I/O, no environment, no global state; computed once at
- * start-up and read-only after.
+ * plan.c - options + probe (+ what start-up learned: plan_facts.c) ->
+ * decisions, each with its reason.  A pure function: no I/O, no
+ * environment, no global state.  Start-up calls it again each time it
+ * learns a fact (the THP switch as the kernel took it, the backend's own
+ * settings in force, a backend that cannot run); once the backend is
+ * configured the plan is read-only.  Nothing outside policy/ sets a
+ * decision of the plan.
  *
  * Rules (DESIGN.md "lessons"): decide automatically and fall back
  * gracefully; hugetlb only where Free-Rsvd (and the cgroup limit) leave room,
@@ -78,6 +82,19 @@ static void size_note(struct hp_plan *pl)
 
 void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct hp_plan *pl)
 {
+	hp_plan_make_with(o, p, NULL, pl);
+}
+
+void hp_plan_make_with(const struct hp_options *opt, const struct hp_probe *p, const struct hp_plan_facts *f,
+		       struct hp_plan *pl)
+{
+	struct hp_options failed;
+	const struct hp_options *o = opt;
+	if (f && f->backend_failed) {
+		failed = *opt;
+		failed.backend = HP_BACKEND_SYSTEM;     /* the one backend that is always there */
+		o = &failed;
+	}
 	memset(pl, 0, sizeof *pl);
 	pl->backend = o->backend;
 	pl->pages_requested = o->pages;
@@ -207,4 +224,6 @@ void hp_plan_make(const struct hp_options *o, const struct hp_probe *p, struct h
 		pl->hugetlb_page = pl->hugetlb_big_page = pl->hugetlb_big_min = 0;
 	hp_plan_promote(o, pl);
 	hp_plan_adapt(o, pl);
+	if (f)
+		hp_plan_facts(f, pl);
 }

@@ -31,6 +31,16 @@ const char *hp_thp_process_name(int t)
 	}
 }
 
+const char *hp_thp_process_call(int t)
+{
+	switch (t) {
+	case HP_THP_PROC_DISABLE: return "prctl(PR_SET_THP_DISABLE, 1)";
+	case HP_THP_PROC_EXCEPT_ADVISED: return "prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED)";
+	case HP_THP_PROC_CLEAR: return "prctl(PR_SET_THP_DISABLE, 0)";
+	default: return "";
+	}
+}
+
 int hp_plan_thp_off(const struct hp_probe *p, int t)
 {
 	switch (t) {

@@ -19,7 +19,7 @@
  * own mappings, mapped what the allocator has mapped through hugepolicy's
  * hooks: memory other code maps counts in neither.  Once NOW, it stays (a heap that shrinks again keeps
  * its advice: the allocator's purging splits what it gives back).  Pure:
- * backends/heap_promote.c samples and acts.
+ * pages/heap_promote.c samples and acts.
  */
 #include "hp_policy.h"
 

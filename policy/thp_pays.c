@@ -9,7 +9,7 @@
  * whose mappings are density % resident.  Both costs differ from host to
  * host and on one host from hour to hour (a huge page the host took back
  * faults in at many times the cost of one just freed), so they are
- * measured in the process (backends/fault_cost.c) or pinned by
+ * measured in the process (pages/fault_cost.c) or pinned by
  * HUGEPOLICY_FAULT_COST:
  *
  *   verdict   when (first row that holds)                   THP goes ahead

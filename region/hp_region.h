@@ -76,6 +76,11 @@ int hp_region_os_verbose(void);         /* HUGEPOLICY_VERBOSE in force */
 void hp_region_os_say(const char *line);
 
 /* ---- Linux helpers ---- */
+/* The process plan that `auto` stands for, start-up run first if no
+ * allocation has run it yet.  Given by the layer that owns start-up
+ * (integration/api.c): region/ includes nothing from above it. */
+struct hp_plan;
+const struct hp_plan *hp_region_process_plan(void);
 /* region_map.c: an anonymous private read-write mapping of len bytes
  * aligned to `align` with a PROT_NONE guard page on each side (so it never
  * merges with a neighbour's VMA: smaps then describes the region alone).

@@ -9,8 +9,9 @@
  * the fork advice and NUMA policy, then populated with MADV_POPULATE_WRITE
  * by .threads threads: a cgroup limit or a drained pool is an errno now,
  * never a SIGBUS later.  This is the page layer's hp_pages_map_hugetlb_at
- * (backends/hugetlb_pages.c) with mbind and a parallel populate between
- * its mmap and its populate; its failure stages name the reasons.  A kernel
+ * (pages/hugetlb_pages.c) with mbind and a parallel populate between
+ * its mmap (hp_pages_reserve_hugetlb) and its populate; its failure
+ * stages name the reasons.  A kernel
  * without MADV_POPULATE_WRITE (< 5.14) gets no hugetlb region: a safe
  * pre-fault of hugetlb memory cannot be had there (a touch under a cgroup
  * limit is the SIGBUS itself), so hugetlb is refused with that reason.
@@ -21,8 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "hp_region.h"
-#include "../integration/hp_dispatch.h"
-#include "../integration/hp_init.h"
+#include "../pages/hp_pages.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -141,9 +141,8 @@ static int step_hugetlb(struct hp_region *r, const struct hp_probe *pr)
 		return ENOMEM;
 	}
 	int shift = __builtin_ctzll(pool->page_size);
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (shift << MAP_HUGE_SHIFT), -1, 0);
-	if (p == MAP_FAILED) {
+	void *p = hp_pages_reserve_hugetlb(NULL, len, shift << MAP_HUGE_SHIFT);
+	if (!p) {
 		int e = errno;
 		hp_region_why(r, "hugetlb: not used: mmap of %zu bytes (%s): %s", len, ename(e),
 			      hp_tlb_stage_name(HP_TLB_FAIL_MMAP));
@@ -186,7 +185,7 @@ static int step_thp(struct hp_region *r, const struct hp_probe *pr)
 		return ENOMEM;
 	}
 	unsigned threads;
-	int err = madvise(p, len, MADV_HUGEPAGE) ? errno : 0;
+	int err = hp_pages_advise_thp_range(p, len);
 	if (err) {
 		hp_region_why(r, "thp: not used: madvise(MADV_HUGEPAGE) refused (%s)", ename(err));
 		err = EOPNOTSUPP;

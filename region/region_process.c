@@ -7,8 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "hp_region.h"
-#include "../integration/hp_dispatch.h"
-#include "../integration/hp_init.h"
+#include "../policy/hp_policy.h"
 
 #include <sched.h>
 #include <sys/mman.h>
@@ -28,8 +27,7 @@ void hp_region_os_yield(void)
 
 int hp_region_os_verbose(void)
 {
-	hp_init();
-	return hp_rt.plan.verbose;
+	return hp_region_process_plan()->verbose;
 }
 
 void hp_region_os_say(const char *line)
@@ -39,8 +37,7 @@ void hp_region_os_say(const char *line)
 
 int hp_region_os_auto(struct hp_region *r)
 {
-	hp_init();
-	const struct hp_plan *pl = &hp_rt.plan;
+	const struct hp_plan *pl = hp_region_process_plan();
 	int kind = pl->pages == HP_PAGES_HUGETLB ? HUGEPOLICY_REGION_HUGETLB
 		 : pl->pages == HP_PAGES_THP ? HUGEPOLICY_REGION_THP : HUGEPOLICY_REGION_BASE;
 	size_t least = kind == HUGEPOLICY_REGION_HUGETLB ? (size_t)pl->hugetlb_min : PMD;

@@ -11,9 +11,10 @@
  */
 #define _GNU_SOURCE
 #include "hp_region.h"
-#include "../backends/hp_backend.h"
+#include "../pages/hp_pages.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 # tests/fork.cmake - threads and processes: forked children never die because of hugetlb memory
-# (backends/hugetlb_fork.c): the parent takes every page the pool has room
+# (pages/hugetlb_fork.c): the parent takes every page the pool has room
 # for (the pool raised by a delta), then its children allocate and write
 # inherited blocks while the parent writes too.
 add_executable(test_fork_hugetlb test_fork_hugetlb.c)
@@ -41,11 +41,11 @@ foreach(B ${BACKENDS})
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B}")
 endforeach()
 
-# the mapping table's lock (backends/hugetlb_map_lock.c), white box: a signal
+# the mapping table's lock (pages/hugetlb_map_lock.c), white box: a signal
 # handler on the owning thread may take it at any instruction of a hold, and
 # a thread that waits for it sleeps
 add_executable(test_tlb_lock test_tlb_lock.c)
-target_include_directories(test_tlb_lock PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/backends)
+target_include_directories(test_tlb_lock PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/pages)
 target_link_libraries(test_tlb_lock PRIVATE pthread)
 add_test(NAME tlb_lock_stays_held_when_a_handler_on_its_thread_takes_it_too COMMAND test_tlb_lock handler)
 add_test(NAME tlb_lock_waiter_sleeps_while_the_lock_is_held COMMAND test_tlb_lock sleep)

@@ -25,7 +25,7 @@ endif()
 set(FUZZ_SRC ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
 set(FUZZ_TARGETS options probe cgroup smaps escape readlines)
 file(GLOB FUZZ_DEPS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/policy/*.[ch] ${CMAKE_SOURCE_DIR}/include/*.h
-  ${CMAKE_SOURCE_DIR}/backends/pages.c ${CMAKE_SOURCE_DIR}/backends/hp_backend.h
+  ${CMAKE_SOURCE_DIR}/pages/pages.c ${CMAKE_SOURCE_DIR}/pages/hp_pages.h
   ${FUZZ_SRC}/*.[ch] ${CMAKE_CURRENT_SOURCE_DIR}/sanitize/textcheck.h)
 list(TRANSFORM FUZZ_TARGETS PREPEND ${FUZZ_OUT}/fuzz_ OUTPUT_VARIABLE FUZZ_BINS)
 add_custom_command(OUTPUT ${FUZZ_BINS}

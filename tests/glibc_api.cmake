@@ -25,7 +25,7 @@ foreach(B ${BACKENDS})
 endforeach()
 # the record of mimalloc's ranges behind its stats.resident and retained
 add_executable(test_mimalloc_maps test_mimalloc_maps.c
-  ${CMAKE_SOURCE_DIR}/backends/mimalloc_maps.c ${CMAKE_SOURCE_DIR}/backends/pages.c)
+  ${CMAKE_SOURCE_DIR}/backends/mimalloc/mimalloc_maps.c ${CMAKE_SOURCE_DIR}/pages/pages.c)
 target_include_directories(test_mimalloc_maps PRIVATE ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(test_mimalloc_maps PRIVATE pthread)
 foreach(C trims_and_splits_with_munmap is_unknown_when_full)

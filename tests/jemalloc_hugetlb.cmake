@@ -1,6 +1,6 @@
 # jemalloc_hugetlb: jemalloc's own heap (every block below the threshold,
 # its slabs and metadata) on the 2 MiB pool through its extent hooks
-# (backends/jemalloc_hugetlb.c).  Each test adds pages to the pool for its
+# (backends/jemalloc/jemalloc_hugetlb.c).  Each test adds pages to the pool for its
 # run and gives them back (hugetlb_pool.sh), under the hugetlb_pool lock.
 add_executable(test_jemalloc_hugetlb test_jemalloc_hugetlb.c)
 target_link_libraries(test_jemalloc_hugetlb PRIVATE hugepolicy pthread)

@@ -1,5 +1,5 @@
 # auto's whole-heap THP once the heap is large and dense (policy/promote.c,
-# backends/heap_promote.c, issue 8): per backend that promotes, a dense heap
+# pages/heap_promote.c, issue 8): per backend that promotes, a dense heap
 # is promoted and gets THP, HUGEPOLICY_PROMOTE=off, a small and a sparse
 # heap (also beside 512 MiB the program mapped itself: ownmap) are not; read
 # back from /proc/self/smaps (VmFlags hg, AnonHugePages)

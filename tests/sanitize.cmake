@@ -27,9 +27,9 @@ unset(CMAKE_REQUIRED_LINK_OPTIONS)
 
 set(SAN_DIR ${CMAKE_CURRENT_SOURCE_DIR}/sanitize)
 file(GLOB SAN_POLICY CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/policy/*.c)
-set(SAN_TLB ${CMAKE_SOURCE_DIR}/backends/hugetlb_map.c ${CMAKE_SOURCE_DIR}/backends/hugetlb_map_lock.c ${CMAKE_SOURCE_DIR}/backends/hugetlb_pages.c)
-set(SAN_FORK ${CMAKE_SOURCE_DIR}/backends/hugetlb_fork.c ${CMAKE_SOURCE_DIR}/backends/hugetlb_fork_sigbus.c
-  ${CMAKE_SOURCE_DIR}/backends/pages.c)
+set(SAN_TLB ${CMAKE_SOURCE_DIR}/pages/hugetlb_map.c ${CMAKE_SOURCE_DIR}/pages/hugetlb_map_lock.c ${CMAKE_SOURCE_DIR}/pages/hugetlb_pages.c)
+set(SAN_FORK ${CMAKE_SOURCE_DIR}/pages/hugetlb_fork.c ${CMAKE_SOURCE_DIR}/pages/hugetlb_fork_sigbus.c
+  ${CMAKE_SOURCE_DIR}/pages/pages.c)
 set(SAN_ENV "ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:strict_string_checks=1"
   "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
   "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
@@ -57,7 +57,7 @@ endfunction()
 if(HP_SAN_HAVE_ASAN_UBSAN)
   san_target(san_units "-fsanitize=address,undefined;-fno-sanitize-recover=all"
     ${SAN_DIR}/san_units.c ${SAN_DIR}/san_policy.c ${SAN_DIR}/san_report.c ${SAN_DIR}/san_tlb.c
-    ${SAN_DIR}/san_common.c ${SAN_POLICY} ${SAN_TLB} ${CMAKE_SOURCE_DIR}/backends/pages.c)
+    ${SAN_DIR}/san_common.c ${SAN_POLICY} ${SAN_TLB} ${CMAKE_SOURCE_DIR}/pages/pages.c)
   san_test(asan_ubsan_option_parser_takes_good_and_refuses_bad_values san_units options)
   san_test(asan_ubsan_plan_over_a_grid_of_probes_keeps_its_rules san_units plan)
   san_test(asan_ubsan_probe_reads_this_machine_within_its_buffers san_units probe)
@@ -82,8 +82,9 @@ if(HP_SAN_HAVE_TSAN)
   # start-up itself: init.c + boot.c with stub backends (san_startup.c)
   san_target(san_startup -fsanitize=thread
     ${SAN_DIR}/san_startup.c ${CMAKE_SOURCE_DIR}/integration/init.c ${CMAKE_SOURCE_DIR}/integration/boot.c
-    ${SAN_POLICY} ${SAN_TLB} ${SAN_FORK} ${CMAKE_SOURCE_DIR}/backends/thp_switch.c
-    ${CMAKE_SOURCE_DIR}/backends/fault_cost.c ${CMAKE_SOURCE_DIR}/backends/fault_measure.c)
+    ${SAN_POLICY} ${SAN_TLB} ${SAN_FORK} ${CMAKE_SOURCE_DIR}/pages/thp_switch.c
+    ${CMAKE_SOURCE_DIR}/pages/fault_cost.c ${CMAKE_SOURCE_DIR}/pages/fault_measure.c
+    ${CMAKE_SOURCE_DIR}/pages/thp_large.c ${CMAKE_SOURCE_DIR}/pages/advised_set.c ${CMAKE_SOURCE_DIR}/pages/heap_promote.c)
   san_test(tsan_start_up_race_runs_start_up_once_and_shares_the_plan san_startup system)
   san_test(tsan_start_up_race_falls_back_from_a_refusing_backend san_startup system)
   set_property(TEST tsan_start_up_race_runs_start_up_once_and_shares_the_plan APPEND PROPERTY

@@ -1,6 +1,6 @@
 /* test_fork_sigbus_handler.c - a program's own SIGBUS handler is called as
  * the kernel would call it while a fork has hugepolicy's fork-window
- * handler in its place (backends/hugetlb_fork_sigbus.c).  The parent holds
+ * handler in its place (pages/hugetlb_fork_sigbus.c).  The parent holds
  * hugetlb blocks that leave the pool no page (hugetlb_pool.sh adds exactly
  * what it takes) and a second thread that reads past the end of a mapped
  * file (SIGBUS, as readers of mmap'd files get) whenever a sigaction query

@@ -1,5 +1,5 @@
 /* test_jemalloc_hugetlb.c - jemalloc's own heap on the hugetlb pool
- * (backends/jemalloc_hugetlb.c), asked of the kernel.
+ * (backends/jemalloc/jemalloc_hugetlb.c), asked of the kernel.
  * usage: test_jemalloc_hugetlb small|threads|cgroup|fork|fork_files[_drained]|reuse|report
  * Run under HUGEPOLICY_BACKEND=jemalloc HUGEPOLICY_PAGES=hugetlb with pages
  * in the pool (tests/hugetlb_pool.sh).  Every block is below the 4 MiB

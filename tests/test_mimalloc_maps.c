@@ -1,5 +1,5 @@
 /* test_mimalloc_maps.c CASE - the record of mimalloc's ranges
- * (backends/mimalloc_maps.c), which stats.resident and stats.retained
+ * (backends/mimalloc/mimalloc_maps.c), which stats.resident and stats.retained
  * under mimalloc come from, on real mappings:
  *   trims_and_splits_with_munmap  an 8 MiB mapping, its first 2 MiB
  *                                 written; munmap of its head, tail and a
@@ -8,7 +8,7 @@
  *   is_unknown_when_full          4097 live ranges: ENOSPC from then on */
 #define _GNU_SOURCE
 #include "check.h"
-#include "../backends/hp_backend.h"
+#include "../backends/mimalloc/hp_mimalloc.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* test_promote.c - auto's whole-heap THP once the heap is large and dense
- * (policy/promote.c, backends/heap_promote.c), read back from the kernel.
+ * (policy/promote.c, pages/heap_promote.c), read back from the kernel.
  * usage: test_promote dense|off|small|sparse|ownmap|costly
  *   (HUGEPOLICY_BACKEND=jemalloc|mimalloc, HUGEPOLICY_PAGES=auto; THP
  *   enabled madvise or always, else exit 77)

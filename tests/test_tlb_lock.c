@@ -9,7 +9,7 @@
  *   sleep: a thread that waits while another holds the lock for 300 ms
  *     must sleep, not spend the wait on the CPU. */
 #define _GNU_SOURCE
-#include "../backends/hugetlb_map_lock.c"
+#include "../pages/hugetlb_map_lock.c"
 #include "check.h"
 
 #include <signal.h>

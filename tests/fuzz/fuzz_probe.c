@@ -3,13 +3,13 @@
  * defrag, max_ptes_none, the hugetlb pools' directory and counters, the
  * process's cgroup, mountinfo and cgroupfs limits, NUMA nodes online.  Then
  * the plan for every backend and mode, the probe's text and JSON output, and
- * smaps_rollup (backends/pages.c).
+ * smaps_rollup (pages/pages.c).
  * Properties: the probe's fields stay in range and NUL-terminated, its JSON
  * output is valid JSON, and the plan keeps its rules (its reason is printed
  * through hp_say's escaping, which fuzz_escape covers). */
 #include "fuzz.h"
 #include "vfs.h"
-#include "../../backends/hp_backend.h"
+#include "../../pages/hp_pages.h"
 #include "../sanitize/textcheck.h"
 
 #include <string.h>

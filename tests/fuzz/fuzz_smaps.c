@@ -1,4 +1,4 @@
-/* fuzz_smaps.c - hp_pages_smaps (backends/pages.c: smaps_rollup's Rss,
+/* fuzz_smaps.c - hp_pages_smaps (pages/pages.c: smaps_rollup's Rss,
  * AnonHugePages, Private_Hugetlb, Shared_Hugetlb) on a fuzzed
  * /proc/self/smaps_rollup: the whole input is the file.  The field parser
  * (kb_field) is static, so it is reached through the real function with the
@@ -6,7 +6,7 @@
  * is not in the file's first 2047 bytes reads as 0. */
 #include "fuzz.h"
 #include "vfs.h"
-#include "../../backends/hp_backend.h"
+#include "../../pages/hp_pages.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  *
  * The fuzz targets are linked with -Wl,--wrap=open,--wrap=read,--wrap=close,--wrap=fstat,
  * --wrap=syscall: every read-only open(2) of an absolute path that policy/
- * and backends/pages.c make (under VFS_ROOT, stripped, in root mode) is
+ * and pages/pages.c make (under VFS_ROOT, stripped, in root mode) is
  * answered from the loaded files, never the machine's, with a descriptor
  * no real file has, on which read(2) returns
  * the file's bytes (whole, or for some inputs in odd-sized pieces, as a pipe

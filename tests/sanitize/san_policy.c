@@ -2,7 +2,7 @@
  * machine, under the sanitizers (see san_units.c). */
 #define _GNU_SOURCE
 #include "../../policy/hp_policy.h"
-#include "../../backends/hp_backend.h"
+#include "../../pages/hp_pages.h"
 #include "../check.h"
 #include "san.h"
 #include "textcheck.h"

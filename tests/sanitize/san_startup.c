@@ -35,15 +35,15 @@ static const struct hp_alloc_ops stub_ops = {
 	stub_malloc, stub_free, stub_calloc, stub_realloc, stub_memalign, stub_usable
 };
 
-static int stub_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
+static int stub_init(const struct hp_plan *plan, const struct hp_alloc_ops **ops)
 {
 	(void)plan;
 	*ops = &stub_ops;
 	return 0;
 }
-static int stub_refuse(struct hp_plan *plan, const struct hp_alloc_ops **ops)
+static int stub_refuse(const struct hp_plan *plan, struct hp_plan_facts *facts)
 {
-	(void)plan, (void)ops;
+	(void)plan, (void)facts;
 	return ENOENT;
 }
 static void stub_describe(char *buf, size_t cap) { hp_strlcpy(buf, "stub", cap); }
@@ -53,8 +53,8 @@ const struct hp_backend hp_backend_system = { .name = "system", .init = stub_ini
 					       .stats = stub_stats };
 const struct hp_backend hp_backend_jemalloc = { .name = "jemalloc", .init = stub_init, .describe = stub_describe,
 						 .stats = stub_stats };
-const struct hp_backend hp_backend_mimalloc = { .name = "mimalloc", .init = stub_refuse, .describe = stub_describe,
-						 .stats = stub_stats };
+const struct hp_backend hp_backend_mimalloc = { .name = "mimalloc", .start = stub_refuse, .init = stub_init,
+						 .describe = stub_describe, .stats = stub_stats };
 
 /* api.c's, which init.c's destructor calls */
 int hugepolicy_report(int fd, unsigned flags) { (void)fd, (void)flags; return 0; }

@@ -1,10 +1,10 @@
-/* san_tlb.c - the table of hugetlb mappings (backends/hugetlb_map.c) from
+/* san_tlb.c - the table of hugetlb mappings (pages/hugetlb_map.c) from
  * several threads, and the hugetlb mapping calls (hugetlb_pages.c), under a
  * sanitizer.  The table only stores addresses: records of address ranges no
  * one maps are enough to drive it (hp_tlb_each's callback never touches
  * them).  Shared by san_units (ASan+UBSan) and san_tsan (TSan). */
 #define _GNU_SOURCE
-#include "../../backends/hp_backend.h"
+#include "../../pages/hp_pages.h"
 #include "../check.h"
 #include "san.h"
 

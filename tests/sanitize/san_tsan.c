@@ -6,11 +6,11 @@
  *            mremap) and finds the contents intact
  *   policy   options, probe, plan, format, cgroup walk and hp_say from threads
  *   canary   a planted race: TSan must say so
- * Built from the policy/ files and backends/hugetlb_{map,pages,fork}.c with
+ * Built from the policy/ files and pages/hugetlb_{map,pages,fork}.c with
  * -fsanitize=thread, without hugepolicy's malloc entry points (TSan's own
  * malloc stays in charge; see tests/sanitize.cmake). */
 #define _GNU_SOURCE
-#include "../../backends/hp_backend.h"
+#include "../../pages/hp_pages.h"
 #include "../check.h"
 #include "san.h"
 

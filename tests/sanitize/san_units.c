@@ -1,5 +1,5 @@
 /* san_units.c - hugepolicy's internals under ASan+UBSan (-fno-sanitize-recover):
- * the policy/ files and the hugetlb layer (backends/hugetlb_map.c, hugetlb_pages.c,
+ * the policy/ files and the hugetlb layer (pages/hugetlb_map.c, hugetlb_pages.c,
  * pages.c) linked straight into this binary, without the malloc entry points,
  * so the sanitizer's own malloc stays in charge.  One behaviour per command:
  *   options   hp_options_read / hp_parse_* on a grid of good and bad values

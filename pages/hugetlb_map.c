@@ -1,16 +1,22 @@
 /*
  * hugetlb_map.c - every hugetlb mapping hugepolicy made and populated, for
- * whichever user: the system backend's blocks, mimalloc's segments (its
- * mmap goes through mimalloc_os.c), mimalloc reservation arenas.  free()
+ * whichever user: the pool blocks in front of a backend, jemalloc's
+ * extents, mimalloc's segments (its mmap goes through mimalloc_os.c) and
+ * reservation arenas, regions that children inherit.  free()
  * finds a block by its base; fork (hugetlb_fork.c) walks all of them; the
  * report counts them, per page size too.
  *
  * An open-addressing hash of base -> (length, owner, on-pool, page size)
  * under a lock that its owner thread may take again, also from a signal
  * handler (hugetlb_map_lock.c).
+ *
+ * Invariants: one record per base, from hp_tlb_add until its owner
+ * removes or forgets it at unmap; a record is only read or changed under
+ * the lock (a lookup skips the lock only when no record can match: a
+ * pointer not 2 MiB-aligned, or no record of that kind).
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <stdatomic.h>
 #include <string.h>

@@ -6,9 +6,8 @@
  * mimalloc 2.0 makes these reservations in its own constructor, which runs
  * inside dlopen - before mimalloc_os.c can redirect its mmap.  With large OS
  * pages they are MAP_HUGETLB mappings that nobody populates: under a cgroup
- * hugetlb limit, the first touch of such a page is a SIGBUS (seen: rc 135
- * with MIMALLOC_LARGE_OS_PAGES=1 MIMALLOC_RESERVE_OS_MEMORY=64M and a
- * parent cgroup allowing 3 pages).  So while dlopen runs, the variables'
+ * hugetlb limit, the first touch of such a page is a SIGBUS.  So while
+ * dlopen runs, the variables'
  * entries in environ point at "NAME=0" (mimalloc reads environ directly or
  * through getenv, and either sees that); afterwards the entries are put
  * back and the same reservations are made through mimalloc's own API
@@ -21,7 +20,7 @@
  * No malloc: environ is edited by swapping pointers, never by setenv.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_mimalloc.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -34,7 +34,7 @@
  * leaves the mask as the kernel's call would have.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -22,7 +22,7 @@
  * samplers, and one CAS picks who samples.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -210,8 +210,7 @@ int hp_promote_mapped(void *p, size_t len, int fixed)
 
 /* a big block was allocated: the heap fills what it mapped earlier, which
  * no mapping would show - sampled at most every 20 ms, and at most every
- * 100 times what the last sample cost (mincore over a GiB is ~1 ms here),
- * so that sampling a heap that stays sparse takes at most 1 % of the time */
+ * 100 times what the last sample cost, so that sampling a heap that stays sparse takes at most 1 % of the time */
 void hp_promote_poll(void)
 {
 	static _Atomic long long last_us;

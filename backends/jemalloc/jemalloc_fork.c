@@ -16,7 +16,7 @@
  *   recursive lock glibc's fork takes itself; the child resets it.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_jemalloc.h"
 
 #include <pthread.h>
 #include <sys/single_threaded.h>

@@ -12,7 +12,7 @@
  * Needs nothing but the kernel: it runs inside malloc and in the CLI.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -26,7 +26,7 @@
  * waiter's try sees the lock free or the release sees the waiter.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <linux/futex.h>
 #include <pthread.h>

@@ -9,7 +9,7 @@
  * an unpopulated mapping.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -58,6 +58,15 @@ static void fail(struct hp_tlb_fail *why, int stage, int err)
 	errno = err;
 }
 
+void *hp_pages_reserve_hugetlb(void *hint, size_t n, int flags)
+{
+	flags = (flags & ~MAP_NORESERVE) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB;
+	if (((flags >> MAP_HUGE_SHIFT) & 0x3f) == 0)
+		flags |= MAP_HUGE_2MB;
+	void *p = mmap(hint, n, PROT_READ | PROT_WRITE, flags, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static atomic_int cow_keep;
 
 void hp_fork_cow_keep(int on)
@@ -70,9 +79,8 @@ void hp_fork_cow_keep(int on)
  * given back, as the kernel would count it (free, reserved, surplus) */
 int hp_pages_pool_room(size_t n, int flags)
 {
-	flags = (flags & ~(MAP_FIXED | MAP_FIXED_NOREPLACE | MAP_NORESERVE)) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB;
-	void *r = mmap(NULL, n, PROT_READ | PROT_WRITE, flags, -1, 0);
-	if (r == MAP_FAILED)
+	void *r = hp_pages_reserve_hugetlb(NULL, n, flags & ~(MAP_FIXED | MAP_FIXED_NOREPLACE));
+	if (!r)
 		return 0;
 	munmap(r, n);
 	return 1;
@@ -102,15 +110,12 @@ void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_
 		return NULL;
 	}
 	size_t n = (len + ps - 1) & ~(ps - 1);
-	flags = (flags & ~MAP_NORESERVE) | MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB;
-	if (((flags >> MAP_HUGE_SHIFT) & 0x3f) == 0)
-		flags |= MAP_HUGE_2MB;
 	if (hp_fork_cow_kept(n, flags)) {
 		fail(why, HP_TLB_FAIL_KEPT, ENOMEM);
 		return NULL;
 	}
-	void *p = mmap(hint, n, PROT_READ | PROT_WRITE, flags, -1, 0);
-	if (p == MAP_FAILED) {
+	void *p = hp_pages_reserve_hugetlb(hint, n, flags);
+	if (!p) {
 		fail(why, HP_TLB_FAIL_MMAP, errno);    /* ENOMEM: the pool cannot reserve n */
 		return NULL;
 	}

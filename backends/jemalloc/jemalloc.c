@@ -3,14 +3,19 @@
  *
  * Debian's libjemalloc_pic.a is linked into libhugepolicy.so with its public
  * names renamed to hpje_* at build time (objcopy --redefine-syms, see
- * backends/jemalloc_embed.cmake), its C++ member dropped and its eager
+ * jemalloc_embed.sh), its C++ member dropped and its eager
  * constructor removed: jemalloc initialises lazily on first use, so when it
  * is not selected it never runs.  Because nothing of it has run yet, the
  * configuration can still be set here through its malloc_conf symbol; the
  * user's MALLOC_CONF is read by jemalloc after malloc_conf and wins
  * (jemalloc(3), "TUNING").  Everything reported is read back via mallctl.
+ *
+ * Invariants: jemalloc is configured from the plan and never decides:
+ * what took effect (opt.thp read back once it started) is reported as a
+ * fact for the next plan call, and the rest is set up from that plan.
+ * The ops are fixed once init returns.
  */
-#include "hp_backend.h"
+#include "hp_jemalloc.h"
 #include "hugepolicy.h"
 
 #include <errno.h>
@@ -61,7 +66,9 @@ static int grow_in_place(void *p, size_t n)
  * falls back to the system backend */
 #define TRUST ",trust_madvise:true"
 
-static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
+/* jemalloc configured as the plan first says and started; what took
+ * effect (a user's MALLOC_CONF applies after hugepolicy's) into facts */
+static int jemalloc_start(const struct hp_plan *plan, struct hp_plan_facts *facts)
 {
 	/* jemalloc(3): thp "always" madvises all its memory MADV_HUGEPAGE,
 	 * "never" MADV_NOHUGEPAGE, "default" neither (the blocks hugepolicy
@@ -95,20 +102,20 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 	int rc = hpje_mallctl("opt.thp", &v, &len, NULL, 0);   /* runs malloc_init */
 	if (rc != 0)
 		return rc;
-	*ops = &hp_jemalloc_ops;
 	hp_jemalloc_arenas_prepare();
-	/* what took effect decides the effective mode */
-	if (strcmp(v, "always") == 0) {
-		if (!all) {
-			plan->pages = HP_PAGES_THP;
-			plan->thp_scope = HP_THP_ALL;
-			strcpy(plan->pages_reason, "MALLOC_CONF sets opt.thp=always");
-		}
-	} else if (all || (thp && strcmp(v, small) != 0)) {
-		plan->pages = HP_PAGES_OFF;
-		snprintf(plan->pages_reason, sizeof plan->pages_reason,
-			 "opt.thp=%s (MALLOC_CONF, or the kernel has no THP)", v);
-	}
+	/* what took effect: opt.thp=always is whole-heap THP, whatever the
+	 * plan; under a THP plan any other value than the one set is none */
+	if (strcmp(v, "always") == 0)
+		facts->heap = HP_HEAP_USER_THP_ALL;
+	else if (all || (thp && strcmp(v, small) != 0))
+		facts->heap = HP_HEAP_NO_THP;
+	hp_strlcpy(facts->heap_value, v, sizeof facts->heap_value);
+	return 0;
+}
+
+static int jemalloc_init(const struct hp_plan *plan, const struct hp_alloc_ops **ops)
+{
+	*ops = &hp_jemalloc_ops;
 	static const struct hp_thp_large_traits je_traits = { .grow_in_place = grow_in_place,
 							       .after_big = hp_jemalloc_huge_arena_tick };
 	static const struct hp_thp_large_traits je_auto_traits = { .grow_in_place = grow_in_place,
@@ -129,8 +136,7 @@ static int jemalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **ops)
 	if (plan->pages == HP_PAGES_HUGETLB) {
 		/* the pool's fallback is THP on those blocks, advised as in auto */
 		hp_thp_large_init(&hp_jemalloc_ops, &je_traits, (size_t)plan->hugetlb_min, plan->verbose, &large_ops);
-		hp_tlb_large_init(&hp_jemalloc_ops, (size_t)plan->hugetlb_min, plan->thp_available, plan->verbose,
-				  &tlb_ops);
+		hp_tlb_large_init(&hp_jemalloc_ops, plan, (size_t)plan->hugetlb_min, plan->thp_available, &tlb_ops);
 		tlb_min = (size_t)plan->hugetlb_min;
 		*ops = &tlb_ops;
 		tlb_page = (size_t)plan->hugetlb_page;
@@ -262,6 +268,7 @@ static void jemalloc_print(FILE *fp)
 
 const struct hp_backend hp_backend_jemalloc = {
 	.name = "jemalloc",
+	.start = jemalloc_start,
 	.init = jemalloc_init,
 	.describe = jemalloc_describe,
 	.stats = jemalloc_stats,

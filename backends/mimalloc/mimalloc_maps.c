@@ -15,7 +15,7 @@
  * range being written at that moment may be off in the child, nothing more.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_mimalloc.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -19,7 +19,7 @@
  * What mimalloc got is then read back from the record, never guessed.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_mimalloc.h"
 
 #include <errno.h>
 #include <stdatomic.h>

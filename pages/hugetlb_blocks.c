@@ -11,7 +11,7 @@
  * exist, so glibc's own frees stay on the fast path.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 

@@ -20,18 +20,18 @@
  * pipe the child closes), so the parent's own writes cannot take the pages
  * away from the child meanwhile.  Mappings of pages above 2 MiB (1 GiB), and
  * every mapping of a multi-threaded parent, are staged in the parent before
- * fork instead (below): a 1 GiB page shared with a child was seen taken away
- * from it right after fork, before it could copy it.
+ * fork instead (below): the kernel may take a shared page of that size from
+ * the child right after fork, before it could copy it, and another parent
+ * thread may write meanwhile.
  *
- * HUGEPOLICY_FORK=inherit skips the copy (fork stays as fast as the
- * kernel's; measured here: 0.3 ms against ~370 ms for 1 GiB of hugetlb
- * blocks) and says once in each child that it shares hugetlb pages.
+ * HUGEPOLICY_FORK=inherit skips the copy (fork then costs what the
+ * kernel's does) and says once in each child that it shares hugetlb pages.
  *
  * Only fork() runs these handlers: vfork and posix_spawn children share or
  * replace the address space, and need nothing.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,8 +66,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
  * sits in a hugetlb slab (MADV_DONTFORK was a SIGSEGV there).  The child's
  * handler makes each mapping its own with MADV_POPULATE_WRITE, and puts the
  * staged copy there only where that is refused: no pool page, or another
- * parent thread's write took a shared page from the child (6 of 6 children
- * died of that before the staged copies).  A child's fault on such a page
+ * parent thread's write took a shared page from the child.  A child's fault on such a page
  * before its handler runs is caught (hugetlb_fork_sigbus.c).  The copy is
  * as consistent as the data other threads were writing at fork time; where
  * it replaces the mapping, the child's earlier writes are undone.  Every

@@ -6,7 +6,7 @@
  *
  * Thread-safe: inserts and deletes take one lock, lookups do not.
  */
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,10 +1,15 @@
 /*
- * pages.c - the OS page layer: THP advice and what the kernel says the
- * process has (smaps_rollup); hugetlb mappings are in hugetlb_pages.c.  Terms and flags follow the
- * kernel's admin-guide/mm/transhuge.rst and hugetlbpage.rst.
+ * pages.c - THP advice on a range, anonymous mappings, residency, and what
+ * the kernel says the process has (smaps_rollup); hugetlb mappings are in
+ * hugetlb_pages.c.  Terms and flags follow the kernel's
+ * admin-guide/mm/transhuge.rst and hugetlbpage.rst.
+ *
+ * Invariants: advice covers exactly the range given (a block that is its
+ * own mapping stays one VMA) and reports only the bytes that can become
+ * huge pages; numbers are read from the kernel at the call, never kept.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,9 +35,14 @@ size_t hp_pages_advise_thp(void *p, size_t len)
 	uintptr_t first = (uintptr_t)p & ~(page - 1);
 	uintptr_t last = ((uintptr_t)p + len + page - 1) & ~(page - 1);
 	int saved = errno;
-	int rc = madvise((void *)first, last - first, MADV_HUGEPAGE);
+	int rc = hp_pages_advise_thp_range((void *)first, last - first);
 	errno = saved;
 	return rc == 0 ? (size_t)(hi - lo) : 0;
+}
+
+int hp_pages_advise_thp_range(void *p, size_t len)
+{
+	return madvise(p, len, MADV_HUGEPAGE) == 0 ? 0 : errno;
 }
 
 void hp_pages_unadvise_thp(void *p, size_t len)

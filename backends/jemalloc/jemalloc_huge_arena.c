@@ -7,19 +7,17 @@
  * stays on big blocks.  jemalloc 5.3 creates that arena with dirty and muzzy
  * decay 0 ("purge eagerly for huge allocations", arena.c): every free of a
  * big block gives its pages back to the kernel and the next block of that
- * size faults them in again - fresh-buffer's 4 MiB warm round took 2.05 ms
- * against 0.13 ms under glibc (issue 8).  Here the arena is made at start-up
+ * size faults them in again.  Here the arena is made at start-up
  * by one oversize malloc+free, found with arenas.lookup, and given the decay
  * of the ordinary arenas (opt.dirty_decay_ms, opt.muzzy_decay_ms: 10 s and 0
  * by default) and an arena.<i>.oversize_threshold of KEEP_MAX, so a freed
  * big block stays resident, advised and huge-page backed until jemalloc's
  * decay purges it, as it does for small blocks; a freed run of KEEP_MAX or
  * more is still given back at once, and at most KEEP_MAX is kept in all
- * (below).  Measured (fresh-buffer, warm rounds): 4 MiB 1.6 ms -> 0.12 ms
- * (glibc 0.21 ms).
+ * (below).
  * What took effect is read back for the report.
  */
-#include "hp_backend.h"
+#include "hp_jemalloc.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -24,7 +24,7 @@
  * pages=auto.  The inner ops and traits are copied once at start-up
  * (hp_thp_large_init), read-only after: every function is thread-safe.
  */
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <pthread.h>
 
@@ -40,16 +40,23 @@ static atomic_int said_first_advice;
 
 /* The ops the dispatcher calls: `published` (free is the backend's own, the
  * hot path untouched) until the first block is advised, then `with_free`,
- * whose free looks the block up (hp_dispatch_swap: one atomic store). */
+ * whose free looks the block up (the dispatcher's swap, hp_thp_large_set_swap: one atomic store). */
 static const struct hp_alloc_ops *published;
 static struct hp_alloc_ops with_free;
 static atomic_int swapped;
 
+static hp_ops_swap_fn swap_ops;        /* the dispatcher's, set before any backend starts */
+
+void hp_thp_large_set_swap(hp_ops_swap_fn swap)
+{
+	swap_ops = swap;
+}
+
 static void remember(void *p)
 {
 	hp_advised_set_put(p);
-	if (!atomic_load_explicit(&swapped, memory_order_relaxed) && !atomic_exchange(&swapped, 1))
-		hp_dispatch_swap(published, &with_free);
+	if (!atomic_load_explicit(&swapped, memory_order_relaxed) && !atomic_exchange(&swapped, 1) && swap_ops)
+		swap_ops(published, &with_free);
 }
 
 void *hp_thp_large_advise(void *p, size_t n)

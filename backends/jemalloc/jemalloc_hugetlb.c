@@ -17,7 +17,7 @@
  * of one kind, so a bitmap of frames answers from its first byte, lock-free.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_jemalloc.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -6,12 +6,13 @@
  * Under HP_ADAPT_MEASURE the first verdict asked for measures, and a
  * measurement older than HP_FAULT_COST_STALE_MS is taken again by the one
  * thread that wins a compare-and-swap; the others meanwhile use the last
- * one.  The costs are running means (each new measurement weighs half).  The costs are kept as separate atomics: a reader racing a new
- * measurement may mix its base and THP figures for that one verdict.
+ * one.  The costs are running means (each new measurement weighs half),
+ * kept as separate atomics: a reader racing a new measurement may mix its
+ * base and THP figures for that one verdict.
  * Nothing here allocates; it runs inside malloc.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_pages.h"
 
 #include <stdatomic.h>
 #include <time.h>

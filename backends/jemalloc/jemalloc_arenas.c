@@ -6,17 +6,17 @@
  * opt.narenas (4 per CPU), creating it then.  When that creation cannot map
  * memory - address space exhausted under RLIMIT_AS or RLIMIT_DATA, or the
  * commit limit of vm.overcommit_memory=2 - jemalloc dereferences the NULL
- * arena (tcache_arena_associate: SIGSEGV, native jemalloc too; seen 6 of 6
- * runs of tests/test_thread_after_exhaustion.c).  With every arena created
- * while memory is there, a new thread picks an existing one and a failed
- * allocation is NULL with ENOMEM.  Cost: about 84 KiB resident and 2 MiB of
- * address space per arena, so it is done only where mmap can fail.
+ * arena (tcache_arena_associate: SIGSEGV, native jemalloc too;
+ * tests/test_thread_after_exhaustion.c).  With every arena created while
+ * memory is there, a new thread picks an existing one and a failed
+ * allocation is NULL with ENOMEM.  Each arena costs resident memory and
+ * address space, so this is done only where mmap can fail.
  * Creation is jemalloc's own: writing "thread.arena" initialises the arena
  * named (jemalloc(3)); the thread is moved back afterwards.  Under
  * HUGEPOLICY_PAGES=hugetlb they are all created too, to get hugepolicy's
  * extent hooks (jemalloc_hugetlb.c).
  */
-#include "hp_backend.h"
+#include "hp_jemalloc.h"
 
 #include <stdbool.h>
 #include <sys/resource.h>

@@ -21,8 +21,7 @@
  * big_min, which moves to a smaller block so that it stops holding a whole
  * 1 GiB page (kept in place when that fails).
  */
-#include "hp_backend.h"
-#include "../integration/hp_init.h"
+#include "hp_pages.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -154,8 +153,8 @@ static void *tlb_realloc(void *p, size_t n)
 	return q;
 }
 
-void hp_tlb_large_init(const struct hp_alloc_ops *backend, size_t min_bytes, int thp_fallback, int say,
-		       struct hp_alloc_ops *out)
+void hp_tlb_large_init(const struct hp_alloc_ops *backend, const struct hp_plan *plan, size_t min_bytes,
+		       int thp_fallback, struct hp_alloc_ops *out)
 {
 	inner = *backend;
 	pool_min = min_bytes;
@@ -163,12 +162,12 @@ void hp_tlb_large_init(const struct hp_alloc_ops *backend, size_t min_bytes, int
 	ram = pages > 0 && psz > 0 && (unsigned long)pages <= SIZE_MAX / (unsigned long)psz ? (size_t)pages * (size_t)psz
 										    : SIZE_MAX;
 	fallback_thp = thp_fallback;
-	verbose = say;
-	/* the plan's page sizes (made before any backend starts; read-only) */
-	if (hp_rt.plan.pages == HP_PAGES_HUGETLB) {
-		small_page = (size_t)hp_rt.plan.hugetlb_page;
-		big_page = (size_t)hp_rt.plan.hugetlb_big_page;
-		big_min = (size_t)hp_rt.plan.hugetlb_big_min;
+	verbose = plan->verbose;
+	/* the plan's page sizes */
+	if (plan->pages == HP_PAGES_HUGETLB) {
+		small_page = (size_t)plan->hugetlb_page;
+		big_page = (size_t)plan->hugetlb_big_page;
+		big_min = (size_t)plan->hugetlb_big_min;
 	}
 	out->malloc = tlb_malloc;
 	out->free = tlb_free;

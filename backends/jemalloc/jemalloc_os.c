@@ -13,7 +13,7 @@
  * again once promoted.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_jemalloc.h"
 
 #include <sys/mman.h>
 

@@ -6,10 +6,18 @@
  * late dlopen works).  Options are set through mi_option_set before the first
  * allocation routed to it; a user's MIMALLOC_* variable is left alone and
  * wins.  Option names are mimalloc's: large_os_pages ("use large (2MiB) OS
- * pages"); reservation from the 2 MiB pool through mi_manage_os_memory (mimalloc.h).
+ * pages"); reservation from the 2 MiB pool through mi_manage_os_memory
+ * (mimalloc.h).
+ *
+ * Invariants: mimalloc is configured from the plan and never decides: a
+ * user's MIMALLOC_LARGE_OS_PAGES and whether hugepolicy reaches its mmap
+ * are reported as facts for the next plan call, and large_os_pages, the
+ * big-block layers and the reservation follow that plan.  Its segments
+ * take hugetlb pages only under the user's large_os_pages; a block it
+ * returns is always aligned as asked.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_mimalloc.h"
 #include "hugepolicy.h"
 
 #include <dlfcn.h>
@@ -49,9 +57,8 @@ static int misaligned(const void *p, size_t align)
 }
 
 /* mimalloc 2.0.9 returns misaligned blocks for some sizes that are an exact
- * multiple of an alignment of 256 B and up (measured here: 40 in 1.5 M
- * requests, e.g. mi_memalign(256, 512), which is what `new` of an
- * alignas(256) type asks for).  One byte more avoids its faulty fast path;
+ * multiple of an alignment of 256 B and up (rarely: e.g. mi_memalign(256,
+ * 512), which is what `new` of an alignas(256) type asks for).  One byte more avoids its faulty fast path;
  * mi_zalloc_aligned is the last resort; never return a misaligned block. */
 static void *memalign_checked(size_t align, size_t size)
 {
@@ -129,71 +136,10 @@ static size_t large_threshold;    /* non-zero: THP on blocks >= it only */
 
 static int pool_allowed;          /* mimalloc's MAP_HUGETLB mmaps go to the pool */
 static int os_hooked = -1;        /* hp_mimalloc_os_install's result */
+static void *mi_handle;           /* dlopen's */
 
-static void say_plan(struct hp_plan *plan, int pages, const char *fmt, long v)
-{
-	plan->pages = pages;
-	snprintf(plan->pages_reason, sizeof plan->pages_reason, fmt, user_large ? user_large : "", v);
-}
-
-/* large_os_pages and the pool, from the plan and a user's
- * MIMALLOC_LARGE_OS_PAGES (which wins).  mimalloc's hugetlb mmaps go
- * through hugepolicy's page layer (mimalloc_os.c): to the pool, populated,
- * for hugetlb; refused for thp, so that large_os_pages means THP.  Returns
- * 1 when THP is for blocks >= threshold only (hugepolicy's advice). */
-static int decide_large(struct hp_plan *plan, void *h)
-{
-	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
-	long on = mi.option_get(MI_LARGE_OS_PAGES);
-	/* hugetlb: big blocks from the pool in front of mimalloc
-	 * (hugetlb_large.c), its segments - metadata and small blocks - off
-	 * the pool, so that a forked child's malloc never needs a pool page
-	 * (with hugetlb segments, another parent thread writing during fork
-	 * killed 6 of 6 children); large_os_pages only for whole-heap THP */
-	int want = plan->pages == HP_PAGES_THP && !large_scope;
-	pool_allowed = 0;
-	if (user_large && on) {
-		/* the user's large OS pages: mimalloc's meaning, hugetlb first */
-		want = pool_allowed = 1;
-		plan->thp_scope = HP_THP_ALL;
-		large_scope = 0;
-		say_plan(plan, HP_PAGES_HUGETLB, "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=%ld) is the user's "
-			 "and wins: hugetlb segments mapped and populated by hugepolicy, else THP", on);
-	} else if (user_large) {
-		want = pool_allowed = 0;
-		if (!large_scope && plan->pages != HP_PAGES_OFF)
-			say_plan(plan, HP_PAGES_OFF, "MIMALLOC_LARGE_OS_PAGES=%s (large_os_pages=%ld) is the "
-				 "user's and wins", on);
-	}
-	os_hooked = hp_mimalloc_os_install(h, pool_allowed, plan->verbose);
-	plan->thp_small_nohuge &= os_hooked == 0 || os_hooked == EAGAIN;   /* needs its mmap */
-	hp_mimalloc_os_nohuge(plan->thp_small_nohuge);
-	if (os_hooked == EAGAIN && pool_allowed && !user_large) {
-		/* mmap is governed, munmap/madvise are not: the pool is refused */
-		pool_allowed = 0;
-		say_plan(plan, plan->thp_available ? HP_PAGES_THP : HP_PAGES_OFF,
-			 "hugetlb requested, but hugepolicy cannot keep mimalloc's hugetlb pages populated "
-			 "(its munmap/madvise are not reachable)%s; THP instead", 0);
-		plan->thp_scope = HP_THP_ALL;
-	} else if (os_hooked != 0 && os_hooked != EAGAIN && want) {
-		pool_allowed = 0;
-		if (user_large) {
-			hp_say("MIMALLOC_LARGE_OS_PAGES: hugepolicy cannot reach mimalloc's mmap (%s): its "
-			       "hugetlb pages are not populated and may SIGBUS under a cgroup limit", strerror(os_hooked));
-		} else {
-			/* large_os_pages would map hugetlb unpopulated: never */
-			want = 0;
-			large_scope = plan->thp_available;
-			plan->thp_scope = HP_THP_LARGE;
-			say_plan(plan, large_scope ? HP_PAGES_THP : HP_PAGES_OFF,
-				 "hugepolicy cannot reach mimalloc's mmap, and its large_os_pages would map hugetlb "
-				 "pages unpopulated%s; THP on blocks >= threshold instead", 0);
-		}
-	}
-	if (!user_large)
-		mi.option_set(MI_LARGE_OS_PAGES, want);
-	return large_scope;
-}
+static int hidden_reserve;         /* hp_mimalloc_reserve_hide's count */
+static long large_in_force;       /* large_os_pages as mimalloc read it at start */
 
 /* mimalloc's errors: a request above PTRDIFF_MAX (EOVERFLOW, which it
  * refuses without setting errno) and an exhausted heap are the C library's
@@ -207,10 +153,15 @@ static void mi_error(int err, void *arg)
 		errno = ENOMEM;
 }
 
-static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
+/* mimalloc loaded, its OS calls routed through the page layer; a user's
+ * MIMALLOC_LARGE_OS_PAGES and what hugepolicy reaches of its mmap into
+ * facts.  hugepolicy's hugetlb pages for mimalloc's segments only under
+ * the user's large_os_pages (its meaning: hugetlb first): with them, a
+ * forked child's malloc would need a pool page for mimalloc's metadata. */
+static int mimalloc_start(const struct hp_plan *plan, struct hp_plan_facts *facts)
 {
 	struct hp_alloc_ops *ops = &mi_ops;
-	int hidden = hp_mimalloc_reserve_hide();        /* until mimalloc's mmap is ours */
+	hidden_reserve = hp_mimalloc_reserve_hide();    /* until mimalloc's mmap is ours */
 	void *h = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
 	hp_mimalloc_reserve_restore();
 	if (!h)
@@ -240,7 +191,7 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 	    !ops->usable_size || !mi.option_set || !mi.option_get || !mi.version || !register_error)
 		return ENOENT;                  /* the handle stays: its code may already be in use */
 	register_error(mi_error, NULL);
-	*out = ops;
+	mi_handle = h;
 
 	user_large = plan->user_mi_large;
 	int ignored;
@@ -253,9 +204,33 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 		       "yes/no, true/false); mimalloc reads it as large_os_pages=%ld", shown,
 		       mi.option_get(MI_LARGE_OS_PAGES));
 	}
-	int large_scope = decide_large(plan, h);
-	if (hidden)
-		hp_mimalloc_reserve_replay(h, &(struct hp_buf){ user_reserve_note, sizeof user_reserve_note, 0 });
+	large_in_force = mi.option_get(MI_LARGE_OS_PAGES);
+	if (user_large) {
+		facts->heap = large_in_force ? HP_HEAP_USER_POOL : HP_HEAP_USER_OFF;
+		snprintf(facts->heap_value, sizeof facts->heap_value, "%ld", large_in_force);
+	}
+	pool_allowed = user_large && large_in_force;
+	os_hooked = hp_mimalloc_os_install(h, pool_allowed, plan->verbose);
+	facts->mmap_hook = os_hooked;
+	return 0;
+}
+
+static int mimalloc_init(const struct hp_plan *plan, const struct hp_alloc_ops **out)
+{
+	*out = &mi_ops;
+	hp_mimalloc_os_nohuge(plan->thp_small_nohuge);
+	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
+	if (os_hooked != 0 && os_hooked != EAGAIN && pool_allowed) {
+		pool_allowed = 0;
+		hp_say("MIMALLOC_LARGE_OS_PAGES: hugepolicy cannot reach mimalloc's mmap (%s): its "
+		       "hugetlb pages are not populated and may SIGBUS under a cgroup limit", strerror(os_hooked));
+	}
+	/* large_os_pages for whole-heap THP only: hugepolicy refuses its
+	 * hugetlb mmaps (mimalloc_os.c), so that it means THP */
+	if (!user_large)
+		mi.option_set(MI_LARGE_OS_PAGES, plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_ALL);
+	if (hidden_reserve)
+		hp_mimalloc_reserve_replay(mi_handle, &(struct hp_buf){ user_reserve_note, sizeof user_reserve_note, 0 });
 	/* mi_calloc zeroes every block, fresh from the kernel or not: advised
 	 * first; freed big blocks' pages go to small ones: advice withdrawn */
 	static const struct hp_thp_large_traits mi_traits = { .calloc_touches = 1, .withdraw_on_free = 1,
@@ -267,8 +242,8 @@ static int mimalloc_init(struct hp_plan *plan, const struct hp_alloc_ops **out)
 			under = hp_thp_large_with_free();       /* the pool layer copies it */
 		}
 		tlb_min = (size_t)plan->hugetlb_min;
-		hp_tlb_large_init(under, tlb_min, under != &mi_ops ? HP_TLB_FALLBACK_BELOW : HP_TLB_FALLBACK_BASE,
-				  plan->verbose, &tlb_ops);
+		hp_tlb_large_init(under, plan, tlb_min, under != &mi_ops ? HP_TLB_FALLBACK_BELOW : HP_TLB_FALLBACK_BASE,
+				  &tlb_ops);
 		*out = &tlb_ops;
 	} else if (large_scope) {
 		large_threshold = (size_t)plan->threshold;
@@ -345,9 +320,8 @@ static void mimalloc_stats(struct hugepolicy_stats *st)
 	st->retained = held > commit ? held - commit : 0;
 }
 
-/* mi_collect(true): its free pages and segments go back (measured: 100
- * MiB freed by another thread, still running, Rss 105 -> 9 MiB); pad has
- * no meaning.  1 when mimalloc's committed bytes fell. */
+/* mi_collect(true): its free pages and segments go back, those freed by
+ * other threads still running too; pad has no meaning.  1 when mimalloc's committed bytes fell. */
 static int mimalloc_trim(size_t pad)
 {
 	(void)pad;
@@ -395,6 +369,7 @@ static void mimalloc_print(FILE *fp)
 
 const struct hp_backend hp_backend_mimalloc = {
 	.name = "mimalloc",
+	.start = mimalloc_start,
 	.init = mimalloc_init,
 	.describe = mimalloc_describe,
 	.stats = mimalloc_stats,

@@ -11,7 +11,7 @@
  * writable for the store and read-only again.
  */
 #define _GNU_SOURCE
-#include "hp_backend.h"
+#include "hp_mimalloc.h"
 
 #include <dlfcn.h>
 #include <elf.h>
