@@ -6,7 +6,8 @@
  * switch and cgroup hugetlb limits in place of the caller's.  Whether
  * hugepolicy is in it comes from its mappings; its backend and mode from
  * the HUGEPOLICY_* variables it started with (environ), planned on this
- * machine now as its library planned them at start-up.  Exit status: 0
+ * machine now as its library planned them at start-up - unknown when the
+ * program wrote over that area (a process title: redis).  Exit status: 0
  * ok, 1 the process does not exist or cannot be read (one line), 2 usage.
  */
 #define _GNU_SOURCE
@@ -51,6 +52,7 @@ static void read_environ(struct hp_inspection *in, const char *path)
 	size_t used = 0;
 	for (int i = 0; n > 0 && i < n; i += (int)strlen(raw + i) + 1) {
 		size_t len = strlen(raw + i) + 1;
+		in->env_words += len > 1;
 		if (!steers(raw + i) || in->nenv >= HP_INSPECT_ENV || used + len > sizeof in->envbuf)
 			continue;
 		memcpy(in->envbuf + used, raw + i, len);
@@ -142,7 +144,7 @@ static int inspect(struct hp_inspection *in, int pid)
 	}
 	snprintf(path, sizeof path, "/proc/%d/environ", pid);
 	read_environ(in, path);
-	if (in->smaps.hugepolicy[0])
+	if (in->smaps.hugepolicy[0] && in->env_words)
 		plan(in);
 	return 0;
 }

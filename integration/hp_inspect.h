@@ -100,11 +100,13 @@ struct hp_inspection {
 					 * THP_enabled) and its cgroup's hugetlb limits */
 	int thp_status;                 /* THP_enabled: 1, 0; -1 no such line */
 	struct hp_smaps smaps;
+	int env_words;                  /* non-empty words in /proc/PID/environ: 0 when the
+					 * program wrote over that area (redis's process title) */
 	int nenv;                       /* the variables of its start-up environment that steer */
 	const char *env[HP_INSPECT_ENV];        /* huge pages: "NAME=value", into envbuf */
 	char envbuf[4096];
-	int have_plan;                  /* hugepolicy is loaded: the plan its environment */
-	struct hp_plan plan;            /* gives on this machine now */
+	int have_plan;                  /* hugepolicy is loaded and its environment readable: */
+	struct hp_plan plan;            /* the plan that environment gives on this machine now */
 };
 
 /* The inspection as text or one JSON object (a line), advice included. */

@@ -44,6 +44,9 @@ static const char *why_text(int why)
 	}
 }
 
+static const char environ_blank[] = "its /proc/PID/environ is blank: the program wrote over its start-up "
+	"environment (a process title, as redis does), so its HUGEPOLICY_* variables are gone";
+
 /* ---- advice ---- */
 #define ADVICE_MAX (HP_ADVICE_MAX + 8)
 struct advice {
@@ -125,6 +128,8 @@ static void text(const struct hp_inspection *in, const struct advice *a, struct 
 		hp_buf_printf(b, "\nhugepolicy.backend   %s\nhugepolicy.pages     %s (asked %s): %s",
 			      hp_backend_name(in->plan.backend), hp_pages_name(in->plan.pages),
 			      hp_pages_name(in->plan.pages_requested), in->plan.pages_reason);
+	else if (s->hugepolicy[0])
+		hp_buf_printf(b, "\nhugepolicy.backend   unknown: %s", environ_blank);
 	hp_buf_printf(b, "\n");
 	if (s->allocators[0])
 		hp_buf_printf(b, "allocators           %s\n", s->allocators);
@@ -210,6 +215,9 @@ static void json_process(const struct hp_inspection *in, struct hp_buf *b)
 			      hp_backend_name(in->plan.backend), hp_pages_name(in->plan.pages),
 			      hp_pages_name(in->plan.pages_requested));
 		hp_json_str(b, in->plan.pages_reason);
+	} else if (s->hugepolicy[0]) {
+		hp_buf_printf(b, ",\"backend\":null,\"pages\":null,\"pages_requested\":null,\"reason\":");
+		hp_json_str(b, environ_blank);
 	}
 	hp_buf_printf(b, "},\"allocators\":");
 	hp_json_str(b, s->allocators);

@@ -18,11 +18,13 @@ add_executable(inspect_hold inspect_hold.c)
 set(INSPECT_SH sh ${CMAKE_CURRENT_SOURCE_DIR}/test_inspect.sh ${CMAKE_BINARY_DIR} $<TARGET_FILE:inspect_hold>)
 add_test(NAME inspect_json_names_a_64mib_madv_hugepage_buffer COMMAND ${INSPECT_SH} thp)
 add_test(NAME inspect_shows_hugepolicy_backend_and_mode COMMAND ${INSPECT_SH} hugepolicy)
+add_test(NAME inspect_says_backend_unknown_when_environ_was_overwritten COMMAND ${INSPECT_SH} blank)
 add_test(NAME inspect_missing_process_is_one_line_and_status_1 COMMAND ${INSPECT_SH} missing)
 add_test(NAME inspect_unreadable_process_is_one_line_and_status_1 COMMAND ${INSPECT_SH} unreadable)
 add_test(NAME inspect_usage_errors_exit_2 COMMAND ${INSPECT_SH} usage)
 add_test(NAME inspect_watch_prints_again_until_the_process_ends COMMAND ${INSPECT_SH} watch)
 set_tests_properties(inspect_json_names_a_64mib_madv_hugepage_buffer inspect_shows_hugepolicy_backend_and_mode
+  inspect_says_backend_unknown_when_environ_was_overwritten
   inspect_missing_process_is_one_line_and_status_1 inspect_unreadable_process_is_one_line_and_status_1
   inspect_usage_errors_exit_2 inspect_watch_prints_again_until_the_process_ends
   PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)

@@ -2,7 +2,8 @@
  * inspect_hold.c - a process for `hugepolicy inspect` to look at: maps
  * MIB (argument, default 64) MiB 2 MiB-aligned, MADV_HUGEPAGE, fills it,
  * prints "PID START END\n" (START, END in hex) on stdout and waits until
- * stdin ends.
+ * stdin ends.  "inspect_hold MIB blank" first writes zeros over its start-up
+ * environment, as a program setting its process title does (redis).
  * Exit 1 if the mapping fails.
  */
 #define _GNU_SOURCE
@@ -15,8 +16,13 @@
 
 #define HUGE (2u << 20)
 
+extern char **environ;
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && strcmp(argv[2], "blank") == 0)
+		for (char **e = environ; *e; e++)
+			memset(*e, 0, strlen(*e));
 	size_t len = (size_t)(argc > 1 ? atoi(argv[1]) : 64) << 20;
 	char *raw = mmap(NULL, len + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (raw == MAP_FAILED || len == 0)

@@ -4,6 +4,7 @@
 # ends.  Cases:
 #   thp         --json names the buffer's mapping with >= 32 MiB AnonHugePages
 #   hugepolicy  a process under `hugepolicy run` shows the library, backend, mode
+#   blank       ... and says they are unknown when it wrote over its environment
 #   missing     a PID that does not exist: one line on stderr, status 1
 #   unreadable  a process the caller may not read: one line, status 1
 #   usage       bad arguments: status 2
@@ -16,7 +17,7 @@ thp=$(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/ena
 # start [PREFIX...]: HOLD (under PREFIX) with its stdin on fd 3; sets $hpid $start $end
 start() {
 	mkfifo "$t/in"
-	"$@" "$hold" < "$t/in" > "$t/hold.out" &
+	"$@" "$hold" ${hold_args:-} < "$t/in" > "$t/hold.out" &
 	exec 3> "$t/in"
 	for i in $(seq 100); do
 		[ -s "$t/hold.out" ] && break
@@ -77,6 +78,25 @@ assert h["loaded"] is True and "libhugepolicy.so" in h["library"]
 assert h["backend"] == "jemalloc" and h["pages_requested"] == "thp"
 PY
 	check "json: loaded, backend jemalloc, pages asked thp" [ $? = 0 ]
+	stop
+	;;
+blank)
+	hold_args="64 blank"
+	start "$cli" run --backend jemalloc --pages thp --
+	"$cli" inspect "$hpid" > "$t/out.txt"
+	check "inspect exits 0" [ $? = 0 ]
+	grep "^hugepolicy\\|^environ" "$t/out.txt"
+	check "text: loaded" grep -q "^hugepolicy.loaded    yes, $build/libhugepolicy.so" "$t/out.txt"
+	check "text: backend unknown, environ blank" grep -q "^hugepolicy.backend   unknown: its /proc/PID/environ is blank" "$t/out.txt"
+	check "text: no pages line (not the defaults)" [ "$(grep -c "^hugepolicy.pages" "$t/out.txt")" = 0 ]
+	"$cli" inspect --json "$hpid" > "$t/out.json"
+	python3 - "$t/out.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["hugepolicy"]
+print(h)
+assert h["loaded"] is True and h["backend"] is None and h["pages"] is None and "blank" in h["reason"]
+PY
+	check "json: loaded, backend and pages null" [ $? = 0 ]
 	stop
 	;;
 missing)
