@@ -2,6 +2,7 @@
  * cli.c - the `hugepolicy` command.
  *   hugepolicy probe [--json]          what the machine offers, what auto picks
  *   hugepolicy run [options] [--] CMD…  CMD with libhugepolicy preloaded
+ *   hugepolicy inspect PID|--self       what a process's memory is on, and why
  *   hugepolicy version | --version      hugepolicy, jemalloc, mimalloc, glibc
  * Exit status: 0 ok, 1 failure of the thing asked, 2 usage error; `run`
  * exits with CMD's status (127 if CMD cannot be executed).
@@ -25,6 +26,8 @@ static const char usage_main[] =
 	"  probe   show THP settings, hugetlb pools, cgroup limits, NUMA nodes, kernel,\n"
 	"          and what HUGEPOLICY_PAGES=auto would choose per backend\n"
 	"  run     run a command with libhugepolicy preloaded\n"
+	"  inspect what a running process's memory is on (THP, hugetlb, base pages), why,\n"
+	"          and whether hugepolicy is loaded in it\n"
 	"  version the versions of hugepolicy, its jemalloc, the mimalloc it would\n"
 	"          load, and glibc (also: hugepolicy --version)\n"
 	"\n"
@@ -55,6 +58,13 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		return hp_cli_probe(argc - 2, argv + 2);
+	}
+	if (strcmp(cmd, "inspect") == 0) {
+		if (want_help(argc - 2, argv + 2)) {
+			fputs(hp_usage_inspect, stdout);
+			return 0;
+		}
+		return hp_cli_inspect(argc - 2, argv + 2);
 	}
 	if (strcmp(cmd, "run") == 0)        /* --help only before CMD: run's own scan */
 		return hp_cli_run(argc - 2, argv + 2);

@@ -7,10 +7,12 @@
 extern const char hp_usage_probe[];
 extern const char hp_usage_run[];
 extern const char hp_usage_version[];
+extern const char hp_usage_inspect[];
 /* argv after the sub-command's name; the exit status. */
 int hp_cli_probe(int argc, char **argv);
 int hp_cli_run(int argc, char **argv);
 int hp_cli_version(int argc, char **argv);
+int hp_cli_inspect(int argc, char **argv);
 /* cli_library.c: the absolute path of the libhugepolicy `run` preloads into
  * out (HUGEPOLICY_LIBRARY, else the versioned soname beside the CLI, in
  * ../lib*, in the install libdir), checked to be an ELF shared object that

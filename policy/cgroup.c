@@ -8,6 +8,7 @@
  * (escapes like \040 decoded) contains the path - both relative to our cgroup
  * namespace.  "max" and values >= 2^62 (v1 and this kernel print
  * 9223372036854771712) are no limit; size names follow the kernel's mem_fmt().
+ * Another process's room (`hugepolicy inspect`) reads /proc/PID/ instead.
  * Fixed stack buffers, open/read only (it runs inside the first malloc);
  * anything malformed is refused with an errno and a reason, never guessed.
  */
@@ -18,6 +19,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CG_PATH 512             /* a cgroup path, mount point or mount root */
 #define CG_LINE 4096            /* one line of /proc/self/cgroup or mountinfo */
@@ -233,14 +235,15 @@ static int walk(struct cg_ctx *c, const char *prefix, const struct cg_hier *h, i
 	}
 }
 
-/* /proc/self/cgroup, then /proc/self/mountinfo: which hierarchy, mounted where.
- * -1: no line of a hierarchy that can have hugetlb. */
-static int locate(struct cg_ctx *c, const char *prefix)
+/* /proc/self/cgroup, then /proc/self/mountinfo (or PROC's): which hierarchy,
+ * mounted where.  -1: no line of a hierarchy that can have hugetlb. */
+static int locate(struct cg_ctx *c, const char *prefix, const char *proc)
 {
-	static const char *const files[2] = { "/proc/self/cgroup", "/proc/self/mountinfo" };
-	char path[300], line[CG_LINE];
+	static const char *const files[2] = { "cgroup", "mountinfo" };
+	char path[256 + 64], line[CG_LINE], file[48];
 	for (int i = 0; i < 2; i++) {
-		c->file = files[i], c->lineno = 0;
+		snprintf(file, sizeof file, "/proc/%s/%s", proc, files[i]);
+		c->file = file, c->lineno = 0;
 		snprintf(path, sizeof path, "%s%s", prefix, c->file);
 		int rc = hp_read_lines(path, line, sizeof line, i ? mount_line : cgroup_line, c);
 		if (rc > 0)
@@ -252,8 +255,9 @@ static int locate(struct cg_ctx *c, const char *prefix)
 	return 0;
 }
 
-int hp_cgroup_hugetlb_room(const char *root, uint64_t page_size, int64_t *limit, int64_t *usage,
-			   char *where, size_t where_cap)
+/* PROC's cgroup files under root (prefix), its cgroupfs under fsroot */
+static int room(const char *root, const char *proc, const char *fsroot, uint64_t page_size, int64_t *limit,
+		int64_t *usage, char *where, size_t where_cap)
 {
 	struct cg_ctx c;
 	char prefix[256], path[CG_PATH + 300], size[24];
@@ -271,9 +275,11 @@ int hp_cgroup_hugetlb_room(const char *root, uint64_t page_size, int64_t *limit,
 	if (rl >= sizeof prefix)
 		return say(&c, ENAMETOOLONG, "root directory longer than %zu bytes", sizeof prefix - 1);
 	snprintf(prefix, sizeof prefix, "%.*s", (int)rl, root ? root : "");
-	int rc = locate(&c, prefix);
+	int rc = locate(&c, prefix, proc);
 	if (rc)
-		return rc < 0 ? say(&c, 0, "no hugetlb cgroup: /proc/self/cgroup has no hugetlb or v2 line") : rc;
+		return rc < 0 ? say(&c, 0, "no hugetlb cgroup: /proc/%s/cgroup has no hugetlb or v2 line", proc) : rc;
+	if (fsroot)
+		snprintf(prefix, sizeof prefix, "%s", fsroot);
 	int v2 = !c.v1.path[0];
 	const struct cg_hier *h = v2 ? &c.v2 : &c.v1;
 	if (!h->mnt[0])
@@ -297,4 +303,24 @@ int hp_cgroup_hugetlb_room(const char *root, uint64_t page_size, int64_t *limit,
 		return say(&c, 0, "cgroup %s: no hugetlb.%s limit", h->path, size);
 	*limit = best.limit, *usage = best.usage;
 	return 0;
+}
+
+int hp_cgroup_hugetlb_room(const char *root, uint64_t page_size, int64_t *limit, int64_t *usage,
+			   char *where, size_t where_cap)
+{
+	return room(root, "self", NULL, page_size, limit, usage, where, where_cap);
+}
+
+int hp_cgroup_hugetlb_room_pid(int pid, uint64_t page_size, int64_t *limit, int64_t *usage,
+			       char *where, size_t where_cap)
+{
+	char proc[24], fsroot[48], ns[48], self[64] = "", other[64] = "";
+	snprintf(proc, sizeof proc, "%d", pid);
+	snprintf(fsroot, sizeof fsroot, "/proc/%d/root", pid);
+	snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", pid);
+	/* the cgroupfs as the process sees it: through its root when its mount
+	 * namespace is not ours (a container), else ours (a chroot keeps it) */
+	ssize_t a = readlink("/proc/self/ns/mnt", self, sizeof self - 1), b = readlink(ns, other, sizeof other - 1);
+	int same = a > 0 && b == a && memcmp(self, other, (size_t)a) == 0;
+	return room("", proc, same ? "" : fsroot, page_size, limit, usage, where, where_cap);
 }

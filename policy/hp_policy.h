@@ -182,6 +182,11 @@ int hp_probe_line(struct hp_probe *p, const char *root, const char *rel, char *b
 int hp_probe_u64(struct hp_probe *p, const char *root, const char *rel, uint64_t *out);
 void hp_probe_thp(struct hp_probe *p, const char *root, int full);     /* probe_thp.c */
 void hp_probe_process(struct hp_probe *p, const char *root);           /* probe_thp.c */
+/* probe_thp.c: the "THP_enabled:" line of a /proc/PID/status file: 0 and
+ * *enabled 1 or 0 (PR_SET_THP_DISABLE's complete form), -1 no such line
+ * (kernel < 5.0), -2 neither; else an errno (EINVAL truncated, ESPIPE not
+ * a regular file, open/read's). */
+int hp_status_thp_enabled(const char *path, int *enabled);
 void hp_probe_pools(struct hp_probe *p, const char *root, int only_2m);  /* probe_pools.c */
 /* "hugepages-2048kB" -> 2097152; 0 for anything else ("hugepages-2048kBx",
  * "hugepages-kB", "hugepages-02048kB", overflow, not a power of two). */
@@ -202,6 +207,11 @@ void hp_size_name(uint64_t bytes, char *buf, size_t cap);
  * visible, ENAMETOOLONG, open/read's): the limit is unknown, where says why. */
 int hp_cgroup_hugetlb_room(const char *root, uint64_t page_size, int64_t *limit, int64_t *usage,
 			   char *where, size_t where_cap);
+/* The same for another process of this machine: /proc/PID/cgroup and
+ * /proc/PID/mountinfo, its cgroupfs seen through /proc/PID/root when its
+ * mount namespace is not this process's. */
+int hp_cgroup_hugetlb_room_pid(int pid, uint64_t page_size, int64_t *limit, int64_t *usage,
+			       char *where, size_t where_cap);
 /* readfile.c: a small file into buf (NUL-terminated): its length, or -errno. */
 int hp_read_small(const char *path, char *buf, size_t cap);
 /* A file of one line into buf without its newline: the length, or -errno

@@ -156,6 +156,13 @@ static int status_line(void *ctx, char *line, size_t len, int whole)
 	return 0;
 }
 
+int hp_status_thp_enabled(const char *path, int *enabled)
+{
+	char line[256];
+	*enabled = -1;
+	return hp_read_lines(path, line, sizeof line, status_line, enabled);
+}
+
 void hp_probe_process(struct hp_probe *p, const char *root)
 {
 	if (!root[0]) {
@@ -166,10 +173,10 @@ void hp_probe_process(struct hp_probe *p, const char *root)
 		p->base_page_size = ps > 0 ? (uint64_t)ps : 0;
 		return;
 	}
-	char path[512], line[256];
+	char path[512];
 	int enabled = -1;           /* -1: no such line */
 	if (hp_probe_path(path, sizeof path, root, "proc/self/status") == 0) {
-		int rc = hp_read_lines(path, line, sizeof line, status_line, &enabled);
+		int rc = hp_status_thp_enabled(path, &enabled);
 		if (rc && rc != ENOENT)
 			hp_probe_problem(p, "proc/self/status", rc == EINVAL ? "truncated (no newline)"
 					 : rc == ESPIPE ? "not a regular file" : "cannot be read");

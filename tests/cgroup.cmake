@@ -38,10 +38,13 @@ if(HP_HAVE_ASAN)
 endif()
 
 # the real thing, as root: a limit on the parent P of the probe's cgroup C;
-# a limit on C seen from a cgroup namespace rooted at C
-foreach(M parent cgns)
+# a limit on C seen from a cgroup namespace rooted at C; `inspect` of a
+# process in C, run from outside it
+foreach(M parent cgns inspect)
   if(M STREQUAL parent)
     set(T cgroup_parent_limit_bounds_probe_available)
+  elseif(M STREQUAL inspect)
+    set(T cgroup_limit_of_the_inspected_process_not_the_callers)
   else()
     set(T cgroup_namespace_root_limit_bounds_probe_available)
   endif()

@@ -7,7 +7,9 @@
 #   cgns:   C has 4194304 (2 pages), P 6291456, and the probe runs in a new
 #           cgroup namespace rooted at C with its own cgroup2 mount (the
 #           inherited mount's root shows as "/../..", which holds nothing):
-#           cgroup_max is C's limit, seen as "cgroup / hugetlb.2MB.max".
+#           cgroup_max is C's limit, seen as "cgroup / hugetlb.2MB.max";
+#   inspect: as parent, but a process sleeps in C and `hugepolicy inspect
+#           --json` of it runs here, outside: the limits are C's, not ours.
 # Needs root and cgroup v2 with the hugetlb controller (found from
 # /proc/self/mountinfo: /sys/fs/cgroup/unified on a hybrid host); else exit 77.
 # Gives back every change on every exit: the cgroups, +hugetlb in the mount
@@ -85,12 +87,21 @@ if [ "$mode" = cgns ]; then
 	out=$(sh -c 'echo $$ > "$1/cgroup.procs" && exec unshare -Cm sh -c "mount -t cgroup2 none \"\$0\" &&
 		grep cgroup2 /proc/self/mountinfo >&2 && exec \"\$1\" probe --json" "$3" "$2"' sh "$C" "$cli" "$nsmnt") ||
 		{ echo "FAIL: probe in a cgroup namespace at $C failed: $out"; exit 1; }
+elif [ "$mode" = inspect ]; then
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec sleep 60' sh "$C" &
+	spid=$!
+	for i in $(seq 50); do grep -q sleep "/proc/$spid/comm" 2>/dev/null && break; sleep 0.1; done
+	out=$("$cli" inspect --json "$spid")
+	rc=$?
+	kill "$spid"
+	wait "$spid"
+	[ "$rc" = 0 ] || { echo "FAIL: inspect of $spid in $C failed ($rc): $out"; exit 1; }
 else
 	out=$(sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" probe --json' sh "$C" "$cli") ||
 		{ echo "FAIL: probe in $C failed: $out"; exit 1; }
 fi
 pool=$(printf '%s\n' "$out" | grep -o '{"page_size":2097152,[^}]*}')
-echo "2 MiB pool as probed in C: $pool"
+echo "2 MiB pool as probed in C ($mode): $pool"
 num() { printf '%s\n' "$pool" | sed -n "s/.*\"$1\":\(-\{0,1\}[0-9][0-9]*\).*/\1/p"; }
 str() { printf '%s\n' "$pool" | sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p"; }
 cgmax=$(num cgroup_max)

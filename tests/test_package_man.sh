@@ -18,7 +18,8 @@
 #   example     the program in hugepolicy(3)'s EXAMPLES compiles against
 #               the build's header and library and runs
 #   cli         every option and command that `hugepolicy --help`,
-#               `hugepolicy run --help` and `hugepolicy probe --help` print
+#               `hugepolicy run --help`, `hugepolicy probe --help` and
+#               `hugepolicy inspect --help` print
 #               (the CLI in BUILD) is in hugepolicy(1)
 #   api         every function declared in include/hugepolicy.h and every
 #               field of its structs is in hugepolicy(3); so is every
@@ -180,7 +181,8 @@ example)
 	echo "ok: the example of hugepolicy(3) compiles with -Wall -Wextra -Werror and runs" ;;
 cli)
 	cli=$build/hugepolicy
-	{ "$cli" --help; "$cli" run --help; "$cli" probe --help; } > "$T/help" || fail "hugepolicy --help failed"
+	{ "$cli" --help; "$cli" run --help; "$cli" probe --help; "$cli" inspect --help; } > "$T/help" ||
+		fail "hugepolicy --help failed"
 	# "--opt VALUE" in run's help is a placeholder, not an option
 	opts=$(grep -oE -- '--[a-z][a-z-]*' "$T/help" | sort -u | grep -vx -- '--opt')
 	cmds=$(sed -n '/^commands:/,/^$/p' "$T/help" | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
