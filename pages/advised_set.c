@@ -19,7 +19,7 @@
  * set is kept at most half full, live and deleted slots together, so that a
  * lookup of a block that is not there ends at an empty slot in a few steps;
  * beyond ADVISED_CAP / 2 live advised blocks (8192: 32 GiB of 4 MiB blocks)
- * a new block is not tracked and keeps its advice after free (README). */
+ * a new block is not tracked and keeps its advice after free (docs/design.md, Known limits). */
 #define ADVISED_CAP 16384u             /* 1 << 14 */
 #define DELETED ((uintptr_t)1)
 static _Atomic uintptr_t advised[ADVISED_CAP];
