@@ -88,9 +88,16 @@ void hp_pages_unmap(void *p, size_t len);
  * HP_TLB_FAIL_KEPT; the rule ends by itself once nothing is shared. */
 void hp_fork_cow_keep(int on);
 int hp_fork_cow_kept(size_t n, int flags);      /* 1: refuse n more bytes (flags: MAP_HUGE_*) */
-/* 1 if the pool of flags' page size (MAP_HUGE_* bits) has room for n bytes
- * now, as the kernel counts it: a reservation made and given back */
-int hp_pages_pool_room(size_t n, int flags);
+/* The pool's free pages of page_size less the reserved ones (surplus pages
+ * not counted), read from sysfs; 0 when unreadable. */
+uint64_t hp_pages_pool_free(size_t page_size);
+/* smaps_rollup's Private_Hugetlb + Shared_Hugetlb and Shared_Hugetlb,
+ * bytes (0, or -1 unreadable); takes the hp_tlb lock, no big stack frame. */
+int hp_pages_smaps_hugetlb(uint64_t *all, uint64_t *shared);
+/* hugetlb mappings being made now (reserved, not yet populated): a fork
+ * that sees any copies; region_linux.c counts its own in and out. */
+int hp_pages_hugetlb_inflight(void);
+void hp_pages_hugetlb_making(int delta);
 /* bytes of [p, p+len) resident now, by mincore() in steps of 16 MiB (a
  * range that is gone counts nothing); errno may change */
 uint64_t hp_pages_resident(const void *p, size_t len);
@@ -150,7 +157,8 @@ void *hp_thp_large_advise(void *p, size_t n);
 /* ---- every hugetlb mapping hugepolicy made (hugetlb_map.c) ---- */
 enum { HP_TLB_BLOCK, HP_TLB_BACKEND, HP_TLB_ARENA, HP_TLB_REGION, HP_TLB_OWNERS };   /* who asked */
 int hp_tlb_add(void *base, size_t len, int owner);   /* 0, or -1: table full */
-/* ... with its page size (hp_tlb_add: 2 MiB, HP_TLB_REGION: not recorded) */
+/* ... with its page size (hp_tlb_add: 2 MiB, or 0 for HP_TLB_REGION: regions
+ * record theirs with this) */
 int hp_tlb_add_page(void *base, size_t len, int owner, size_t page_size);
 size_t hp_tlb_page_of(const void *base);             /* any mapping's page size, 0 if none/unknown */
 size_t hp_tlb_block_size(const void *p);             /* an HP_TLB_BLOCK's length, 0 if none; fast */

@@ -220,19 +220,21 @@ static void place(void *base, size_t len, int owner, unsigned char *on_pool, voi
  * the fork: the kernel's copy-on-write finds a page for whichever side
  * writes first (the other keeps the original), so fork costs what it
  * costs without hugepolicy and memory grows with the pages written.  The
- * room is checked the way the kernel would hand it out: a private hugetlb
- * mapping of that many pages (a reservation, nothing faulted) made and
- * given back at once.  What stays open: another process that takes the
- * pool's free pages before the writes (hugepolicy's own new hugetlb
- * blocks keep them: hp_fork_cow_keep). */
+ * room is the pool's free pages less those reserved (surplus pages are not
+ * counted: the buddy allocator may not have them when the copy is due);
+ * a hugetlb limit up the cgroup tree, hugetlb memory hugepolicy does not
+ * track, a mapping being made, or pages shared already take the copy path.
+ * What stays open: another process that takes the pool's free pages before
+ * the writes (hugepolicy's own new hugetlb blocks and regions keep them:
+ * hp_fork_cow_keep), a NUMA policy that confines the copies to some nodes. */
 struct cow_need { size_t page[4]; uint64_t bytes[4]; unsigned n; };
 
 static void need_one(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
 {
 	struct cow_need *nd = arg;
-	size_t ps = hp_tlb_page_of(base);
+	size_t ps = hp_tlb_page_of(base);     /* 0: unknown, which rules the fork lazy out */
 	(void)owner;
-	if (!*on_pool || !ps)
+	if (!*on_pool)
 		return;
 	unsigned i = 0;
 	while (i < nd->n && nd->page[i] != ps)
@@ -245,26 +247,24 @@ static void need_one(void *base, size_t len, int owner, unsigned char *on_pool, 
 	nd->bytes[i] += len;
 }
 
+static int cg_limited;          /* a hugetlb cgroup limit (or an unreadable one) at start-up */
+
 static int room_for_every_cow(void)
 {
-	/* pages this process shares already (an earlier child that still
-	 * lives, shared memory) may need copies too: then copy as before */
-	struct hp_smaps sm;
-	if (hp_pages_smaps(&sm) != 0 || sm.shared_hugetlb != 0)
+	/* a hugetlb limit up the cgroup tree, pages this process shares
+	 * already (an earlier child that still lives, shared memory), hugetlb
+	 * memory hugepolicy does not track (the program's own, a mapping being
+	 * made): the copy path, as before */
+	uint64_t all, shared;
+	if (cg_limited || hp_pages_hugetlb_inflight() || hp_pages_smaps_hugetlb(&all, &shared) != 0 || shared != 0 ||
+	    all > hp_tlb_pool_bytes())
 		return 0;
 	struct cow_need nd;
 	memset(&nd, 0, sizeof nd);
 	hp_tlb_each(need_one, &nd);
-	for (unsigned i = 0; i < nd.n; i++) {
-		if (nd.bytes[i] > SIZE_MAX / 2 ||
-		    !hp_pages_pool_room((size_t)nd.bytes[i], __builtin_ctzll(nd.page[i]) << MAP_HUGE_SHIFT))
+	for (unsigned i = 0; i < nd.n; i++)
+		if (nd.page[i] == 0 || hp_pages_pool_free(nd.page[i]) < nd.bytes[i] / nd.page[i])
 			return 0;
-		int64_t limit, usage;
-		char where[8];
-		if (hp_cgroup_hugetlb_room("", nd.page[i], &limit, &usage, where, sizeof where) != 0 ||
-		    (limit >= 0 && (usage < 0 || (uint64_t)(limit - usage) < nd.bytes[i])))
-			return 0;
-	}
 	return nd.n > 0;
 }
 
@@ -422,6 +422,15 @@ static void install(void)
 
 void hp_fork_init(int thp_available, int say, int copy_at_fork)
 {
+	/* read once here, on the caller's stack (the reader needs 10 KiB): a
+	 * process moved into a limited cgroup later is not seen */
+	static const size_t sizes[2] = { (size_t)2 << 20, (size_t)1 << 30 };
+	for (int i = 0; i < 2; i++) {
+		int64_t limit, usage;
+		char where[8];
+		if (hp_cgroup_hugetlb_room("", sizes[i], &limit, &usage, where, sizeof where) != 0 || limit >= 0)
+			cg_limited = 1;
+	}
 	thp_ok = thp_available;
 	verbose = say;
 	copy = copy_at_fork;

@@ -14,6 +14,8 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -74,32 +76,63 @@ void hp_fork_cow_keep(int on)
 	atomic_store_explicit(&cow_keep, on, memory_order_relaxed);
 }
 
-/* 1 if the pool of flags' page size has room for n bytes now: a private
- * hugetlb mapping of n bytes (a reservation: nothing faulted) made and
- * given back, as the kernel would count it (free, reserved, surplus) */
-int hp_pages_pool_room(size_t n, int flags)
+static atomic_int inflight;              /* hugetlb mappings being made now */
+
+int hp_pages_hugetlb_inflight(void)
 {
-	void *r = hp_pages_reserve_hugetlb(NULL, n, flags & ~(MAP_FIXED | MAP_FIXED_NOREPLACE));
-	if (!r)
-		return 0;
-	munmap(r, n);
-	return 1;
+	return atomic_load(&inflight);
+}
+
+void hp_pages_hugetlb_making(int delta)
+{
+	atomic_fetch_add(&inflight, delta);
+}
+
+uint64_t hp_pages_pool_free(size_t page_size)
+{
+	char path[96], buf[32];
+	unsigned long long v[2];
+	static const char *const names[2] = { "free_hugepages", "resv_hugepages" };
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "/sys/kernel/mm/hugepages/hugepages-%zukB/%s", page_size >> 10, names[i]);
+		if (hp_read_small(path, buf, sizeof buf) <= 0)
+			return 0;
+		v[i] = strtoull(buf, NULL, 10);
+	}
+	return v[0] > v[1] ? v[0] - v[1] : 0;
+}
+
+int hp_pages_smaps_hugetlb(uint64_t *all, uint64_t *shared)
+{
+	static char buf[4096];          /* under the hp_tlb lock: no 4 KiB on a handler's stack */
+	hp_tlb_lock();
+	int n = hp_read_small("/proc/self/smaps_rollup", buf, sizeof buf), rc = -1;
+	const char *p = n > 0 ? strstr(buf, "\nPrivate_Hugetlb:") : NULL, *q = n > 0 ? strstr(buf, "\nShared_Hugetlb:") : NULL;
+	if (p && q) {
+		*shared = strtoull(q + 16, NULL, 10) << 10;
+		*all = (strtoull(p + 17, NULL, 10) << 10) + *shared;
+		rc = 0;
+	}
+	hp_tlb_unlock();
+	return rc;
 }
 
 /* hp_fork_cow_keep's rule for n more bytes of flags' page size: 0 if the
- * pool has room for them and for a copy of every page still shared */
+ * pool's free pages (less reserved ones) hold them and a copy of every
+ * page still shared */
 int hp_fork_cow_kept(size_t n, int flags)
 {
 	if (!atomic_load_explicit(&cow_keep, memory_order_relaxed))
 		return 0;
-	struct hp_smaps sm;
-	if (hp_pages_smaps(&sm) != 0)
-		return 0;
-	if (sm.shared_hugetlb == 0) {
+	uint64_t all, shared;
+	if (hp_pages_smaps_hugetlb(&all, &shared) != 0)
+		return 1;                       /* unknown: keep the room */
+	if (shared == 0) {
 		hp_fork_cow_keep(0);            /* every shared page copied, or the other side gone */
 		return 0;
 	}
-	return sm.shared_hugetlb > SIZE_MAX / 2 - n || !hp_pages_pool_room(n + (size_t)sm.shared_hugetlb, flags);
+	size_t ps = flag_page_size(flags);
+	return (n + shared + ps - 1) / ps > hp_pages_pool_free(ps);
 }
 
 void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_len, struct hp_tlb_fail *why)
@@ -114,8 +147,10 @@ void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_
 		fail(why, HP_TLB_FAIL_KEPT, ENOMEM);
 		return NULL;
 	}
+	hp_pages_hugetlb_making(1);     /* until populated: a fork now takes the copy path */
 	void *p = hp_pages_reserve_hugetlb(hint, n, flags);
 	if (!p) {
+		hp_pages_hugetlb_making(-1);
 		fail(why, HP_TLB_FAIL_MMAP, errno);    /* ENOMEM: the pool cannot reserve n */
 		return NULL;
 	}
@@ -126,9 +161,13 @@ void *hp_pages_map_hugetlb_at(void *hint, size_t len, int flags, size_t *mapped_
 		 * kernel < 5.14 */
 		int e = errno == EFAULT ? ENOMEM : errno;
 		munmap(p, n);
+		hp_pages_hugetlb_making(-1);
 		fail(why, HP_TLB_FAIL_POPULATE, e);
 		return NULL;
 	}
+	/* populated: from here until the caller records it, a fork sees it in
+	 * smaps but not on the table, and copies (hugetlb_fork.c) */
+	hp_pages_hugetlb_making(-1);
 	*mapped_len = n;
 	return p;
 }

@@ -141,8 +141,15 @@ static int step_hugetlb(struct hp_region *r, const struct hp_probe *pr)
 		return ENOMEM;
 	}
 	int shift = __builtin_ctzll(pool->page_size);
+	if (hp_fork_cow_kept(len, shift << MAP_HUGE_SHIFT)) {
+		hp_region_why(r, "hugetlb: not used: %s", hp_tlb_stage_name(HP_TLB_FAIL_KEPT));
+		hp_tlb_fallback(HP_TLB_REGION, len);
+		return ENOMEM;
+	}
+	hp_pages_hugetlb_making(1);     /* until it is on the table: a fork copies */
 	void *p = hp_pages_reserve_hugetlb(NULL, len, shift << MAP_HUGE_SHIFT);
 	if (!p) {
+		hp_pages_hugetlb_making(-1);
 		int e = errno;
 		hp_region_why(r, "hugetlb: not used: mmap of %zu bytes (%s): %s", len, ename(e),
 			      hp_tlb_stage_name(HP_TLB_FAIL_MMAP));
@@ -153,6 +160,7 @@ static int step_hugetlb(struct hp_region *r, const struct hp_probe *pr)
 	int err = prepare(r, p, len, ps, 0, "hugetlb", &threads);
 	if (err) {
 		munmap(p, len);
+		hp_pages_hugetlb_making(-1);
 		hp_tlb_fallback(HP_TLB_REGION, len);
 		return err == EOPNOTSUPP || err == EINVAL ? err : ENOMEM;
 	}
@@ -160,7 +168,8 @@ static int step_hugetlb(struct hp_region *r, const struct hp_probe *pr)
 	r->len = len;
 	r->page = ps;
 	r->kind = HUGEPOLICY_REGION_HUGETLB;
-	r->on_table = r->opt.fork == HUGEPOLICY_REGION_FORK_INHERIT && hp_tlb_add(p, len, HP_TLB_REGION) == 0;
+	r->on_table = r->opt.fork == HUGEPOLICY_REGION_FORK_INHERIT && hp_tlb_add_page(p, len, HP_TLB_REGION, ps) == 0;
+	hp_pages_hugetlb_making(-1);
 	hp_region_why(r, "hugetlb: used: %llu pages of %zu kB (room for %llu), no MAP_NORESERVE, "
 		      "populated by %u thread%s%s", (unsigned long long)need, ps >> 10, (unsigned long long)avail,
 		      threads, threads == 1 ? "" : "s",

@@ -67,7 +67,7 @@ static int resize_hugetlb(struct hp_region *r, size_t len)
 	int err = q == MAP_FAILED ? errno : 0;
 	if (!err && r->on_table) {
 		hp_tlb_remove((void *)r->base);
-		r->on_table = hp_tlb_add((void *)r->base, len, HP_TLB_REGION) == 0;
+		r->on_table = hp_tlb_add_page((void *)r->base, len, HP_TLB_REGION, r->page) == 0;
 	}
 	hp_tlb_unlock();
 	return err;

@@ -1,23 +1,28 @@
 /* test_fork_lazy.c - where the pool has room for a copy of every hugetlb page,
  * fork copies nothing and the room stays the children's.
  * The pool is raised by a delta (hugetlb_pool.sh); a two-thread parent
- * holds BLOCKS hugetlb blocks of 2 MiB, written, and forks:
+ * holds BLOCKS hugetlb blocks of 2 MiB and a hugetlb region of REGION
+ * bytes, written, and forks:
  *   - the child starts out sharing them (smaps Shared_Hugetlb = all of
  *     them: nothing was copied at the fork), and so does the parent;
- *   - while they share, the parent's new hugetlb blocks leave the pool room
- *     for a copy of every shared page: the block that would eat into it is
- *     refused (it falls back, counted);
+ *   - while they share, the parent's new hugetlb blocks and regions leave
+ *     the pool room for a copy of every shared page: the block that would
+ *     eat into it is refused (it falls back, counted), and so is a region
+ *     (it steps down, and says why);
  *   - the parent writes half the blocks, the child then writes all of them
- *     and reads them back, and exits 0; the parent's bytes are its own;
+ *     and the region and reads them back, and exits 0; the parent's bytes
+ *     are its own;
  *   - once the child is gone nothing is shared and a new block gets the
  *     pool again.
  * usage: test_fork_lazy */
 #define _GNU_SOURCE
 #include "check.h"
+#include "region_info_of.h"
 #include "smaps_rollup.h"
 
 #include <hugepolicy.h>
 #include <pthread.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,9 +30,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { BLOCKS = 8, BLOCK = 2 << 20, MORE = 64 };
+enum { BLOCKS = 8, BLOCK = 2 << 20, MORE = 64, REGION = 4 << 20 };
 
-static unsigned char *blk[BLOCKS];
+static unsigned char *blk[BLOCKS], *reg;
 static atomic_int stop;
 
 static void *idle(void *arg)
@@ -69,6 +74,12 @@ int main(void)
 			return 1;
 		memset(blk[i], 1 + i, BLOCK);
 	}
+	struct hugepolicy_region_options ro = { .size = sizeof ro, .pages = HUGEPOLICY_REGION_HUGETLB,
+						 .flags = HUGEPOLICY_REGION_STRICT };
+	reg = hugepolicy_region_alloc(REGION, &ro);
+	if (!reg)
+		SKIP("no hugetlb region of %d bytes (errno %d): the pool is short", REGION, errno);
+	memset(reg, 33, REGION);
 	stats(&st);
 	if (st.hugetlb_bytes < (uint64_t)BLOCKS * BLOCK || st.hugetlb_fallbacks)
 		SKIP("the pool gave %llu B for %d blocks (another process holds pages?)",
@@ -88,14 +99,15 @@ int main(void)
 			_exit(3);
 		for (int i = 0; i < BLOCKS; i++)
 			memset(blk[i], 101 + i, BLOCK);
-		_exit(all(101, 4096) ? 0 : 2);
+		memset(reg, 77, REGION);
+		_exit(all(101, 4096) && reg[0] == 77 && reg[REGION - 1] == 77 ? 0 : 2);
 	}
 	long long child_shared = -1;
 	CHECK(read(up[0], &child_shared, sizeof child_shared) == sizeof child_shared);
 	printf("child: Shared_Hugetlb %lld B of %llu B held\n", child_shared, (unsigned long long)held);
-	CHECK_MSG(child_shared >= (long long)BLOCKS * BLOCK, "the child shares %lld B: it was copied at the fork",
+	CHECK_MSG(child_shared >= (long long)BLOCKS * BLOCK + REGION, "the child shares %lld B: it was copied at the fork",
 		  child_shared);
-	CHECK(shared_hugetlb() >= (long long)BLOCKS * BLOCK);
+	CHECK(shared_hugetlb() >= (long long)BLOCKS * BLOCK + REGION);
 
 	/* new blocks while shared: each taken only with room left for the copies */
 	unsigned char *more[MORE];
@@ -115,6 +127,16 @@ int main(void)
 	       (unsigned long long)(st.hugetlb_bytes - held), (unsigned long long)fell,
 	       (unsigned long long)st.hugetlb_fallbacks);
 	CHECK_MSG(st.hugetlb_fallbacks > fell, "%d new blocks all on the pool: the room for the copies was taken", got);
+	ro.flags = 0;                   /* a region steps down rather than take the room */
+	unsigned char *r2 = hugepolicy_region_alloc(2 << 20, &ro);
+	CHECK(r2 != NULL);
+	if (r2) {
+		struct hugepolicy_region_info in = info_of(r2);
+		printf("region after the fork: %s\n", in.reason);
+		CHECK_MSG(in.kind != HUGEPOLICY_REGION_HUGETLB && strstr(in.reason, "kept for copies") != NULL,
+			  "a region took the pool's room: %s", in.reason);
+		hugepolicy_region_free(r2);
+	}
 
 	for (int i = 0; i < BLOCKS / 2; i++)    /* the parent's copy-on-write first */
 		memset(blk[i], 51 + i, BLOCK);
@@ -127,6 +149,8 @@ int main(void)
 	for (int i = 0; i < BLOCKS; i++)
 		CHECK(blk[i][0] == (unsigned char)((i < BLOCKS / 2 ? 51 : 1) + i) &&
 		      blk[i][BLOCK - 1] == (unsigned char)((i < BLOCKS / 2 ? 51 : 1) + i));
+	CHECK(reg[0] == 33 && reg[REGION - 1] == 33);
+	hugepolicy_region_free(reg);
 
 	/* nothing shared now: the next block takes the pool again */
 	CHECK(shared_hugetlb() == 0);
