@@ -24,6 +24,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdint.h>
 #include <gnu/libc-version.h>
 #include <malloc.h>
 #include <stdatomic.h>
@@ -42,6 +43,20 @@ static size_t pool_min = 4u * HP_MIB;            /* hugetlb blocks from this siz
 static int mode = HP_PAGES_OFF;                  /* effective mode */
 static int fallback_thp;                         /* hugetlb fallback may use THP */
 static int verbose;
+
+static void *(*libc_malloc)(size_t);
+
+/* glibc refuses sizes above PTRDIFF_MAX with ENOMEM itself, but a malloc
+ * that stands in for it (valgrind's) reports the size as an error of the
+ * program's: refused here, before any of it */
+static void *checked_malloc(size_t n)
+{
+	if (__builtin_expect(n > (size_t)PTRDIFF_MAX, 0)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return libc_malloc(n);
+}
 
 static int resolve(void)
 {
@@ -62,6 +77,8 @@ static int resolve(void)
 	dlclose(h);                             /* NOLOAD handle: drops the extra reference */
 	if (!libc.malloc || !libc.free || !libc.calloc || !libc.realloc || !libc.memalign || !libc.usable_size)
 		return ENOENT;
+	libc_malloc = libc.malloc;
+	libc.malloc = checked_malloc;
 	return 0;
 }
 

@@ -107,13 +107,19 @@ static void plan(const struct hp_options *o, const struct hp_plan_facts *f)
  * the kernel's answer is one more fact for one more plan call. */
 static void plan_and_switch(const struct hp_options *o, struct hp_plan_facts *f)
 {
-	f->switch_applied = f->switch_err = 0;
+	f->switch_applied = f->switch_err = f->switch2_applied = f->switch2_err = 0;
 	plan(o, f);
 	if (hp_rt.plan.thp_process == HP_THP_PROC_KEEP)
 		return;
 	f->switch_err = hp_thp_switch_apply(&hp_rt.plan);
 	f->switch_applied = 1;
 	plan(o, f);
+	if (f->switch_err && hp_rt.plan.thp_process != HP_THP_PROC_KEEP) {
+		/* the plan's second choice (off: the switch without its except-advised form) */
+		f->switch2_err = hp_thp_switch_apply(&hp_rt.plan);
+		f->switch2_applied = 1;
+		plan(o, f);
+	}
 }
 
 /* Start be: what it reports re-plans (a switch the new plan clears is

@@ -63,9 +63,10 @@ static inline void *or_enomem(void *p)
 
 /* The hot path: one jump to the backend (hp_dispatch.h).  Sizes above
  * PTRDIFF_MAX are the backend's to refuse with ENOMEM, and each does:
- * glibc (2.30) and jemalloc themselves, mimalloc through the error handler
- * hugepolicy gives it (mimalloc.c), the bootstrap arena for want of room;
- * the THP wrappers pass the NULL on. */
+ * jemalloc itself, mimalloc through the error handler hugepolicy gives it
+ * (mimalloc.c), glibc's entry in system.c (so that a malloc standing in for
+ * glibc's, valgrind's, never sees them), the THP wrappers' big path, the
+ * bootstrap arena for want of room. */
 HP_EXPORT void *malloc(size_t size)
 {
 	return hp_hot(hp_malloc_fn)(size);

@@ -26,6 +26,7 @@
  */
 #include "hp_pages.h"
 
+#include <errno.h>
 #include <pthread.h>
 
 #include <stdatomic.h>
@@ -94,6 +95,10 @@ static size_t big_align(size_t a, size_t n)
 
 __attribute__((noinline)) static void *big_malloc(size_t n)   /* out of the hot path */
 {
+	if (n > (size_t)PTRDIFF_MAX) {  /* no object is that big: C's ENOMEM, nothing asked of the backend */
+		errno = ENOMEM;
+		return NULL;
+	}
 	size_t a = big_align(0, n);
 	void *p = a ? inner.memalign(a, n) : NULL;
 	/* refused (too large for the padding, or a backend that cannot):

@@ -362,6 +362,9 @@ struct hp_plan_facts {
 	int in_cli;             /* the hugepolicy CLI itself: no THP switch (CMD would inherit it) */
 	int switch_applied;     /* the plan's thp_process was given to the kernel ... */
 	int switch_err;         /* ... and refused with this errno (0: done) */
+	int switch2_applied;    /* off: the except-advised form refused, PR_SET_THP_DISABLE
+				 * alone given to the kernel ... */
+	int switch2_err;        /* ... and refused with this errno (0: done) */
 	int backend_failed;     /* errno: the planned backend cannot run here; the plan takes system */
 	int heap;               /* enum hp_heap_fact, read back from the backend once it started */
 	char heap_value[32];    /* the backend's own setting in force, as the reason names it:

@@ -33,6 +33,17 @@ static void switch_taken(const struct hp_plan_facts *f, struct hp_plan *pl)
 			 hp_thp_process_call(how));
 		return;
 	}
+	if (how == HP_THP_PROC_EXCEPT_ADVISED && pl->pages_requested == HP_PAGES_OFF &&
+	    !(f->switch2_applied && f->switch2_err)) {
+		/* off keeps THP out whatever it costs the program's own advice:
+		 * the whole-process switch instead */
+		pl->thp_process = HP_THP_PROC_DISABLE;
+		snprintf(pl->thp_process_reason, sizeof pl->thp_process_reason, "%s refused (%s): "
+			 "prctl(PR_SET_THP_DISABLE, 1, 0) instead, so the program's own MADV_HUGEPAGE gets no "
+			 "THP either%s", hp_thp_process_call(how), strerror(f->switch_err),
+			 f->switch2_applied ? " [done]" : "");
+		return;
+	}
 	pl->thp_process = HP_THP_PROC_KEEP;
 	if (how == HP_THP_PROC_EXCEPT_ADVISED) {
 		/* an older kernel: the backends keep their small blocks off THP */

@@ -55,6 +55,15 @@ foreach(B ${BACKENDS})
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=auto;LD_PRELOAD=$<TARGET_FILE:thp_no_except_advised>")
 endforeach()
 
+# ... and off there, the except-advised switch refused: the whole-process
+# switch instead, no THP anywhere (not the host's always default)
+foreach(B ${BACKENDS})
+  set(T ${B}_off_on_a_thp_always_host_before_linux_6_18_has_no_huge_pages)
+  add_test(NAME ${T} COMMAND ${THP_ALWAYS} $<TARGET_FILE:test_thp_always> off)
+  set_tests_properties(${T} PROPERTIES RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+    ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=off;LD_PRELOAD=$<TARGET_FILE:thp_no_except_advised>")
+endforeach()
+
 # a user's whole-heap setting wins over the plan, and hugepolicy's own switch
 # must not starve it: MALLOC_CONF=thp:always under auto (the process was
 # except-advised: jemalloc advised nothing, 0 kB THP at 8634ee4) and under
