@@ -170,7 +170,8 @@ static void start_up(void)
 	const struct hp_alloc_ops *ops = NULL;
 	/* before the backend: its own fork handlers (jemalloc's) then run
 	 * inside ours, and our child handler runs before anyone else's */
-	hp_fork_init(hp_rt.plan.thp_available, hp_rt.plan.verbose, hp_rt.plan.fork_copy);
+	hp_fork_init(hp_rt.plan.thp_available, hp_rt.plan.verbose, hp_rt.plan.fork_copy, hp_rt.probe.pools,
+		     hp_rt.probe.npools);
 	hp_thp_large_set_swap(dispatch_swap);
 	hp_fault_cost_init(&hp_rt.plan);
 	int rc = start_backend(be, &o, &f, &ops);

@@ -188,8 +188,9 @@ void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on
 
 /* fork() children make hugepolicy's hugetlb mappings their own before fork
  * returns (hugetlb_fork.c), unless copy is 0 (HUGEPOLICY_FORK=inherit).
- * Once, at start-up. */
-void hp_fork_init(int thp_available, int verbose, int copy);
+ * Once, at start-up; pools: the start-up probe's (a cgroup hugetlb limit
+ * on any of them, or one unreadable, keeps every fork on the copy path). */
+void hp_fork_init(int thp_available, int verbose, int copy, const struct hp_pool *pools, int npools);
 /* hugetlb_fork_sigbus.c: from prepare to the end of the child handler, a
  * child's SIGBUS inside a staged mapping puts the staged copy there
  * (hp_fork_place_staged, hugetlb_fork.c: 1 if it did) and retries. */

@@ -420,17 +420,13 @@ static void install(void)
 	pthread_atfork(prepare, parent, child);
 }
 
-void hp_fork_init(int thp_available, int say, int copy_at_fork)
+void hp_fork_init(int thp_available, int say, int copy_at_fork, const struct hp_pool *pools, int npools)
 {
-	/* read once here, on the caller's stack (the reader needs 10 KiB): a
-	 * process moved into a limited cgroup later is not seen */
-	static const size_t sizes[2] = { (size_t)2 << 20, (size_t)1 << 30 };
-	for (int i = 0; i < 2; i++) {
-		int64_t limit, usage;
-		char where[8];
-		if (hp_cgroup_hugetlb_room("", sizes[i], &limit, &usage, where, sizeof where) != 0 || limit >= 0)
+	/* the probe's reading at start-up: a process moved into a limited
+	 * cgroup later is not seen */
+	for (int i = 0; i < npools; i++)
+		if (pools[i].cg_error || pools[i].cg_max >= 0)
 			cg_limited = 1;
-	}
 	thp_ok = thp_available;
 	verbose = say;
 	copy = copy_at_fork;

@@ -59,7 +59,7 @@ static void fork_under_threads(void)
 	mprotect(ro, RO_BYTES, PROT_READ);     /* MADV_POPULATE_WRITE fails: the child re-homes it */
 	CHECK(hp_tlb_add(ro, RO_BYTES, HP_TLB_BACKEND) == 0);
 	san_quiet_say();
-	hp_fork_init(1, 1, 1);
+	hp_fork_init(1, 1, 1, NULL, 0);
 	pthread_t th[3];
 	for (int t = 0; t < 3; t++)
 		pthread_create(&th[t], NULL, churn, (void *)(intptr_t)t);
