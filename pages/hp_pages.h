@@ -87,6 +87,7 @@ void hp_pages_unmap(void *p, size_t len);
  * still shares (smaps Shared_Hugetlb), else it is refused with
  * HP_TLB_FAIL_KEPT; the rule ends by itself once nothing is shared. */
 void hp_fork_cow_keep(int on);
+int hp_fork_cow_keeping(void);                  /* the rule is on (it may be stale: conservative) */
 int hp_fork_cow_kept(size_t n, int flags);      /* 1: refuse n more bytes (flags: MAP_HUGE_*) */
 /* The pool's free pages of page_size less the reserved ones (surplus pages
  * not counted), read from sysfs; 0 when unreadable. */

@@ -104,8 +104,10 @@ struct rehome { size_t copied, moved, lost; };
  * elsewhere) */
 static int populate_own(void *base, size_t len)
 {
-	size_t ps = hp_tlb_page_of(base);
-	if (ps && hp_fork_cow_kept(len, __builtin_ctzll(ps) << MAP_HUGE_SHIFT))
+	/* while the parent shares pages with an earlier child that copied
+	 * nothing, every pool page may be owed to that child's copies (its
+	 * shared pages are not this child's to count): never from the pool */
+	if (hp_fork_cow_keeping())
 		return 0;
 	return madvise(base, len, MADV_POPULATE_WRITE) == 0;
 }

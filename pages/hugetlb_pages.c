@@ -76,6 +76,11 @@ void hp_fork_cow_keep(int on)
 	atomic_store_explicit(&cow_keep, on, memory_order_relaxed);
 }
 
+int hp_fork_cow_keeping(void)
+{
+	return atomic_load_explicit(&cow_keep, memory_order_relaxed);
+}
+
 static atomic_int inflight;              /* hugetlb mappings being made now */
 
 int hp_pages_hugetlb_inflight(void)

@@ -12,6 +12,7 @@
  *   - the parent writes half the blocks, the child then writes all of them
  *     and the region and reads them back, and exits 0; the parent's bytes
  *     are its own;
+ *   - a second child forked meanwhile makes its copies off the pool;
  *   - once the child is gone nothing is shared and a new block gets the
  *     pool again.
  * usage: test_fork_lazy */
@@ -109,6 +110,16 @@ int main(void)
 	CHECK_MSG(child_shared >= (long long)BLOCKS * BLOCK + REGION, "the child shares %lld B: it was copied at the fork",
 		  child_shared);
 	CHECK(shared_hugetlb() >= (long long)BLOCKS * BLOCK + REGION);
+
+	/* a second child while the first shares: its copies never come from the
+	 * pool (every free page may be owed to the first child's copies) */
+	fflush(stdout);
+	pid_t second = fork();
+	if (second == 0)
+		_exit(smaps_rollup_kb("Private_Hugetlb") == 0 ? 0 : 4);
+	int st2 = 0;
+	waitpid(second, &st2, 0);
+	CHECK_MSG(WIFEXITED(st2) && WEXITSTATUS(st2) == 0, "the second child took pool pages for its copies (%d)", st2);
 
 	/* new blocks while shared: each taken only with room left for the copies
 	 * (a pool with more free pages than MORE cannot be filled here) */
