@@ -1,6 +1,6 @@
 /* test_jemalloc_hugetlb.c - jemalloc's own heap on the hugetlb pool
  * (backends/jemalloc/jemalloc_hugetlb.c), asked of the kernel.
- * usage: test_jemalloc_hugetlb small|threads|cgroup|fork|fork_files[_drained]|reuse|report
+ * usage: test_jemalloc_hugetlb tiny|small|threads|cgroup|fork|fork_files[_drained]|reuse|report
  * Run under HUGEPOLICY_BACKEND=jemalloc HUGEPOLICY_PAGES=hugetlb with pages
  * in the pool (tests/hugetlb_pool.sh).  Every block is below the 4 MiB
  * threshold, so none of them is a block of the front layer
@@ -124,6 +124,37 @@ static int report_numbers(unsigned long long *b, unsigned long long *m, unsigned
 }
 
 static unsigned char *v[N + PER_THREAD * THREADS];
+
+/* Arena 0's start-up memory and its first whole-page step are ordinary
+ * memory: a process whose heap stays inside takes no pool page.  The blocks
+ * of 16 KiB it took until one landed on the pool, kept; at most that step. */
+enum { FIRST_STEP = 2 << 20, OUTGROW = FIRST_STEP / SMALL + 64 };
+static unsigned char *first_step[OUTGROW];
+static int outgrow_first_step(void)
+{
+	int n = 0;
+	while (n < OUTGROW) {
+		first_step[n] = malloc(SMALL);
+		CHECK(first_step[n] != NULL);
+		if (!first_step[n] || on_hugetlb(first_step[n++], SMALL))
+			break;
+	}
+	CHECK_MSG((size_t)(n - 1) * SMALL <= FIRST_STEP, "%d blocks of 16 KiB before the first on the pool", n - 1);
+	return n;
+}
+
+/* a heap that stays inside the first step: no pool page, smaps agrees */
+static int tiny(void)
+{
+	int off = alloc_many(v, 64, SMALL, 2);
+	struct hugepolicy_stats st = stats();
+	printf("64 blocks of 16 KiB, %d not on 2 MiB pages; Hugetlb %llu kB in %llu mappings\n", off,
+	       (unsigned long long)(st.hugetlb >> 10), (unsigned long long)st.hugetlb_blocks);
+	CHECK(off == 64);
+	CHECK(st.hugetlb == 0);
+	CHECK(st.hugetlb_blocks == 0);
+	return check_result("jemalloc_hugetlb tiny");
+}
 
 static int small(void)
 {
@@ -275,7 +306,15 @@ static int fork_files_run(int drain)
 {
 	int fd = mkstemp(line_file);
 	CHECK(fd >= 0);
+	/* FILEs of the start-up slab are ordinary memory: more FILEs (open
+	 * till the end) until one is on the pool */
+	static FILE *more[64];
+	int nmore = 0;
 	FILE *w = fd >= 0 ? fdopen(fd, "w") : NULL;
+	while (w && !on_hugetlb(w, 256) && nmore < 64) {
+		more[nmore++] = w;
+		w = fdopen(dup(fd), "w");
+	}
 	CHECK(w != NULL);
 	if (!w)
 		return check_result("jemalloc_hugetlb fork_files");
@@ -311,6 +350,8 @@ static int fork_files_run(int drain)
 	for (int i = 0; i < taken; i++)
 		munmap(drained[i], 2u << 20);
 	fclose(w);
+	while (nmore > 0)
+		fclose(more[--nmore]);
 	unlink(line_file);
 	printf("%d forks, %s\n", n, bad ? "a child died" : "every child exited 17");
 	CHECK(!bad);
@@ -399,6 +440,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(hugepolicy_pages(), "hugetlb") != 0)
 		SKIP("pages %s: the pool had no room at start-up (another process took it?)", hugepolicy_pages());
+	if (strcmp(mode, "tiny") == 0)
+		return tiny();
+	if (strcmp(mode, "cgroup") != 0)       /* the rest describe the heap past the first step */
+		outgrow_first_step();
 	if (strcmp(mode, "small") == 0)
 		return small();
 	if (strcmp(mode, "threads") == 0)
@@ -415,6 +460,6 @@ int main(int argc, char **argv)
 		return fork_files_run(1);
 	if (strcmp(mode, "report") == 0)
 		return report();
-	fprintf(stderr, "usage: test_jemalloc_hugetlb small|threads|cgroup|fork|fork_files[_drained]|reuse|report\n");
+	fprintf(stderr, "usage: test_jemalloc_hugetlb tiny|small|threads|cgroup|fork|fork_files[_drained]|reuse|report\n");
 	return 2;
 }

@@ -6,7 +6,10 @@
  * (jemalloc(3) arena.<i>.extent_hooks).  An extent of 2 MiB or more is
  * mapped from the pool and populated (a refused charge is an error now,
  * never a SIGBUS later) and recorded for fork (HP_TLB_ARENA); where the pool
- * or a cgroup says no it is ordinary memory (hp_tlb_fallback).  With
+ * or a cgroup says no it is ordinary memory (hp_tlb_fallback).  Arena 0's
+ * start-up memory and its first whole-page step are ordinary memory (set
+ * aside at install): a process takes a pool page only once its heap
+ * outgrows them.  With
  * opt.retain jemalloc grows in geometric steps (2, 2.5, 3, 3.5, 4, 5 MiB...)
  * that are mostly not whole huge pages, each populated at once here:
  * arena.<i>.retain_grow_limit = 2 MiB makes every step one page.
@@ -149,10 +152,10 @@ static void *h_alloc(struct je_hooks *h, void *addr, size_t size, size_t align, 
 {
 	align = align < page ? page : align;
 	void *p = NULL;
-	int odd = atomic_load(&setting_aside) && (size & (HP_HUGE_2M - 1)) != 0;
-	if (atomic_load(&setting_aside) && !odd)
+	int aside = atomic_load(&setting_aside);
+	if (aside && (size & (HP_HUGE_2M - 1)) == 0)
 		atomic_fetch_add(&whole_steps, 1);
-	if (!addr && size >= HP_HUGE_2M && !odd && (p = tlb_map(size, align)) != NULL) {
+	if (!addr && size >= HP_HUGE_2M && !aside && (p = tlb_map(size, align)) != NULL) {
 		*commit = true;                 /* populated */
 	} else {
 		if (!addr && size < HP_HUGE_2M && !atomic_load(&setting_aside))
@@ -256,10 +259,11 @@ int hp_jemalloc_hugetlb_install(int verbose_)
 	}
 	if (!hooked)
 		return ENOSYS;
-	/* arena 0's start-up memory and its next step (2.5 MiB: the series
-	 * had gone past 2 MiB before the limit) set aside, so no pool page is
-	 * half used: a step that is no whole number of huge pages is ordinary
-	 * memory meanwhile */
+	/* arena 0's start-up memory set aside up to its first whole-page step,
+	 * all of it ordinary memory: a pool page is taken only when the heap
+	 * outgrows that step (a wrapper such as timeout or a shell takes none),
+	 * and no pool page is half used by the start-up series (2.5 MiB: it
+	 * had gone past 2 MiB before the limit) */
 	atomic_store(&setting_aside, 1);
 	if (retain)             /* without opt.retain nothing is a whole page */
 		set_aside = hp_jemalloc_arena0_set_aside(past_start);
