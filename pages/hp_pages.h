@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../policy/hp_policy.h"
 
@@ -192,6 +193,10 @@ void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on
  * Once, at start-up; pools: the start-up probe's (a cgroup hugetlb limit
  * on any of them, or one unreadable, keeps every fork on the copy path). */
 void hp_fork_init(int thp_available, int verbose, int copy, const struct hp_pool *pools, int npools);
+/* fork_stack.c: fork_fn (glibc's fork) called on a stack hugepolicy owns
+ * when the calling thread's stack or sigaltstack is hugetlb memory it
+ * mapped, else called directly; its result and errno. */
+pid_t hp_fork(pid_t (*fork_fn)(void));
 /* hugetlb_fork_sigbus.c: from prepare to the end of the child handler, a
  * child's SIGBUS inside a staged mapping puts the staged copy there
  * (hp_fork_place_staged, hugetlb_fork.c: 1 if it did) and retries. */

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/single_threaded.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
@@ -169,7 +170,10 @@ static void unstage(void)
 }
 
 /* child, in the SIGBUS handler (hugetlb_fork_sigbus.c): the staged copy of
- * the mapping holding addr put there; 1 if it was */
+ * the mapping holding addr put there; 1 if it was.  It reads no thread-
+ * local storage (the fault may be the thread descriptor's page, gone from
+ * the child): mremap through syscall(2), not glibc's variadic wrapper, whose
+ * stack protector reads the canary there. */
 int hp_fork_place_staged(const void *addr)
 {
 	uintptr_t a = (uintptr_t)addr;
@@ -178,7 +182,8 @@ int hp_fork_place_staged(const void *addr)
 		if (a < b || a - b >= stage[i].len)
 			continue;
 		if (!stage[i].copy ||
-		    mremap(stage[i].copy, stage[i].len, stage[i].len, MREMAP_MAYMOVE | MREMAP_FIXED, stage[i].base) == MAP_FAILED)
+		    (void *)syscall(SYS_mremap, stage[i].copy, stage[i].len, stage[i].len, MREMAP_MAYMOVE | MREMAP_FIXED,
+				    stage[i].base) != stage[i].base)
 			return 0;
 		stage[i].copy = NULL;
 		return 1;

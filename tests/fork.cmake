@@ -109,3 +109,26 @@ add_test(NAME system_hugetlb_fork_with_room_for_every_copy_copies_nothing_and_ke
 set_tests_properties(system_hugetlb_fork_with_room_for_every_copy_copies_nothing_and_keeps_the_room PROPERTIES
   ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
   RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# a fork from a stack that is hugetlb memory (a malloc'ed sigaltstack or
+# thread stack on the pool), with the pool then left without a page, runs
+# glibc's fork on a stack of hugepolicy's own (pages/fork_stack.c): the
+# child lives, writes its stack and every block; the program's sigaltstack
+# is put back
+add_executable(test_fork_own_stack test_fork_own_stack.c)
+target_link_libraries(test_fork_own_stack PRIVATE hugepolicy pthread)
+foreach(B system jemalloc mimalloc)
+  foreach(M altstack altstack_threads thread)
+    set(W thread_stack)
+    if(M STREQUAL altstack)
+      set(W sigaltstack)
+    elseif(M STREQUAL altstack_threads)
+      set(W sigaltstack_while_a_thread_writes)
+    endif()
+    set(T ${B}_hugetlb_fork_on_a_malloced_${W}_with_the_pool_empty_keeps_the_child_alive)
+    add_test(NAME ${T} COMMAND ${POOL} 8 $<TARGET_FILE:test_fork_own_stack> ${M})
+    set_tests_properties(${T} PROPERTIES
+      ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
+      RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 60)
+  endforeach()
+endforeach()

@@ -1,0 +1,129 @@
+/* test_fork_own_stack.c - a fork from a stack that is hugetlb memory (a
+ * malloc'ed sigaltstack or thread stack, a block on the pool) with the pool
+ * left without a page: the child lives (pages/fork_stack.c).  Without a
+ * stack of hugepolicy's own, the child's first write to that stack needs a
+ * pool page for its copy, the kernel answers SIGBUS, and SIGBUS cannot be
+ * delivered on that stack: the child dies of SIGSEGV.
+ * usage: test_fork_own_stack altstack|altstack_threads|thread
+ *   altstack          fork from a SIGUSR1 handler on a malloc'ed sigaltstack
+ *   altstack_threads  the same while another thread writes the pool's blocks
+ *   thread            fork from a thread whose stack is a malloc'ed block
+ * Run under HUGEPOLICY_PAGES=hugetlb HUGEPOLICY_THRESHOLD=2M with pages in
+ * the pool (hugetlb_pool.sh); the test then takes every page left. */
+#define _GNU_SOURCE
+#include "check.h"
+#include "fill_pool.h"
+#include "smaps_vma.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { STACK = 4 << 20, BLOCK = 2 << 20, MAXBLOCKS = 256 };
+
+static unsigned char *blk[MAXBLOCKS];
+static int nblk;
+static int child_status = -1;
+static atomic_int stop;
+
+static int on_hugetlb(const void *p)
+{
+	char line[512];
+	return smaps_vma_field(p, "KernelPageSize:", line, sizeof line) && strstr(line, " 2048 kB");
+}
+
+/* the child: a deep write on the stack it forked on, then every block */
+static int child_work(void)
+{
+	volatile unsigned char deep[64 << 10];
+	memset((void *)deep, 0x5a, sizeof deep);
+	for (int i = 0; i < nblk; i++)
+		memset(blk[i], 0x77, BLOCK);
+	return deep[100] == 0x5a ? 0 : 3;
+}
+
+static void fork_and_wait(void)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(child_work());
+	int st = 0;
+	if (pid > 0 && waitpid(pid, &st, 0) == pid)
+		child_status = st;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	fork_and_wait();
+}
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop))
+		for (int i = 0; i < nblk; i++)
+			blk[i][(unsigned)i * 4096u % BLOCK]++;
+	return NULL;
+}
+
+static void *forker(void *arg)
+{
+	(void)arg;
+	fork_and_wait();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	int alt = strncmp(mode, "altstack", 8) == 0, threads = strcmp(mode, "altstack_threads") == 0;
+	if (!alt && strcmp(mode, "thread") != 0) {
+		fprintf(stderr, "usage: test_fork_own_stack altstack|altstack_threads|thread\n");
+		return 2;
+	}
+	unsigned char *stack = malloc(STACK);
+	CHECK(stack != NULL);
+	memset(stack, 1, STACK);
+	if (!on_hugetlb(stack) || !on_hugetlb(stack + STACK - 1))
+		SKIP("the %d MiB stack block is not on 2 MiB pages (backend %s, pages %s): no pool room", STACK >> 20,
+		     hugepolicy_backend(), hugepolicy_pages());
+	struct hugepolicy_stats st;
+	nblk = fill_pool(blk, MAXBLOCKS, BLOCK, &st);
+	if (st.hugetlb_fallbacks == 0)
+		SKIP("the pool still has room after %d blocks", nblk);
+	pthread_t w;
+	if (threads)
+		CHECK(pthread_create(&w, NULL, writer, NULL) == 0);
+	if (alt) {
+		stack_t ss = { .ss_sp = stack, .ss_size = STACK };
+		CHECK(sigaltstack(&ss, NULL) == 0);
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_usr1;
+		sa.sa_flags = SA_ONSTACK;
+		CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+		raise(SIGUSR1);
+		stack_t now;
+		CHECK(sigaltstack(NULL, &now) == 0 && now.ss_sp == stack && now.ss_size == STACK &&
+		      !(now.ss_flags & SS_DISABLE));     /* the program's sigaltstack is put back */
+	} else {
+		pthread_attr_t at;
+		pthread_t t;
+		pthread_attr_init(&at);
+		CHECK(pthread_attr_setstack(&at, stack, STACK) == 0);
+		CHECK(pthread_create(&t, &at, forker, NULL) == 0);
+		pthread_join(t, NULL);
+	}
+	if (threads) {
+		atomic_store(&stop, 1);
+		pthread_join(w, NULL);
+	}
+	printf("%s: child %s %d\n", mode, WIFSIGNALED(child_status) ? "killed by signal" : "exit",
+	       WIFSIGNALED(child_status) ? WTERMSIG(child_status) : WEXITSTATUS(child_status));
+	CHECK(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0);
+	CHECK(on_hugetlb(stack));               /* the parent keeps its pages */
+	return check_result("fork_own_stack");
+}
