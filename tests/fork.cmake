@@ -132,3 +132,17 @@ foreach(B system jemalloc mimalloc)
       RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 60)
   endforeach()
 endforeach()
+
+# a multi-threaded parent's child, the pool without a page for its own
+# copy: each hugetlb mapping holds its content of an instant between the
+# call of fork and the fork (the copy staged in prepare), the rest of its
+# memory that of the fork - the documented snapshot, checked by bounds
+add_executable(test_fork_snapshot test_fork_snapshot.c)
+target_link_libraries(test_fork_snapshot PRIVATE hugepolicy pthread)
+foreach(B system jemalloc mimalloc)
+  set(T ${B}_hugetlb_fork_child_sees_hugetlb_memory_of_an_instant_between_the_fork_call_and_the_fork)
+  add_test(NAME ${T} COMMAND ${POOL} 8 $<TARGET_FILE:test_fork_snapshot>)
+  set_tests_properties(${T} PROPERTIES
+    ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
+    RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 60)
+endforeach()
