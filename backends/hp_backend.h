@@ -20,6 +20,26 @@
 struct hugepolicy_stats;
 struct mallinfo2;
 
+/* glibc's promise: every block is 16-aligned (MALLOC_ALIGNMENT), whatever
+ * its size.  jemalloc's and mimalloc's 8-byte class (sizes 0 to 8) is only
+ * 8-aligned; their other classes are multiples of 16.  So their malloc,
+ * calloc and realloc ask 16 bytes for those sizes, the size glibc's own
+ * smallest chunk has. */
+enum { HP_GLIBC_TINY_MAX = 8, HP_GLIBC_MIN_BLOCK = 16 };
+
+static inline size_t hp_glibc_size(size_t n)
+{
+	return __builtin_expect(n <= HP_GLIBC_TINY_MAX, 0) ? HP_GLIBC_MIN_BLOCK : n;
+}
+
+/* calloc(n, size) of a block in that class (an overflow is the backend's
+ * to refuse) */
+static inline int hp_glibc_tiny(size_t n, size_t size)
+{
+	size_t t;
+	return !__builtin_mul_overflow(n, size, &t) && t <= HP_GLIBC_TINY_MAX;
+}
+
 /* Cold path: one per backend. */
 struct hp_backend {
 	const char *name;

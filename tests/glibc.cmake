@@ -123,11 +123,6 @@ set(GLIBC_KNOWN_FAILURES
   # start-up), 1 run in 6 still crashes at thread exit in tcache_destroy
   # (a tcache whose allocation failed): SIGSEGV, native jemalloc too
   "tst-malloc-thread-fail|jemalloc|*|jemalloc NULL arena SIGSEGV"
-  # mimalloc 2.0.9: its 8-byte size class is only 8-aligned (C23 allows
-  # it for objects that fit; glibc promises 16 for every size).  jemalloc's
-  # 8-byte class is the same, but the test's free+malloc lands on a
-  # 16-aligned slot, so it passes there.
-  "tst-mallocalign1|mimalloc|*|8-byte size class is 8-aligned"
 )
 
 set(GLIBC_MODES off thp auto)

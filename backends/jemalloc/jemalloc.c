@@ -13,7 +13,7 @@
  * Invariants: jemalloc is configured from the plan and never decides:
  * what took effect (opt.thp read back once it started) is reported as a
  * fact for the next plan call, and the rest is set up from that plan.
- * The ops are fixed once init returns.
+ * The ops are fixed once init returns; every block is at least 16-aligned.
  */
 #include "hp_jemalloc.h"
 #include "hugepolicy.h"
@@ -24,12 +24,28 @@
 #include <stdio.h>
 #include <string.h>
 
+/* glibc's alignment for the 8-byte class (hp_backend.h: hp_glibc_size) */
+static void *malloc16(size_t n)
+{
+	return hpje_malloc(hp_glibc_size(n));
+}
+
+static void *calloc16(size_t n, size_t size)
+{
+	return hp_glibc_tiny(n, size) ? hpje_calloc(1, HP_GLIBC_MIN_BLOCK) : hpje_calloc(n, size);
+}
+
+static void *realloc16(void *p, size_t n)
+{
+	return hpje_realloc(p, hp_glibc_size(n));
+}
+
 /* jemalloc's public API, renamed (jemalloc(3)), is declared in hp_backend.h. */
 const struct hp_alloc_ops hp_jemalloc_ops = {
-	.malloc = hpje_malloc,
+	.malloc = malloc16,
 	.free = hpje_free,
-	.calloc = hpje_calloc,
-	.realloc = hpje_realloc,
+	.calloc = calloc16,
+	.realloc = realloc16,
 	.memalign = hpje_memalign,
 	.usable_size = hpje_malloc_usable_size,
 };

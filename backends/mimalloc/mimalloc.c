@@ -14,7 +14,7 @@
  * are reported as facts for the next plan call, and large_os_pages, the
  * big-block layers and the reservation follow that plan.  Its segments
  * take hugetlb pages only under the user's large_os_pages; a block it
- * returns is always aligned as asked.
+ * returns is always aligned as asked, and at least 16-aligned as glibc's.
  */
 #define _GNU_SOURCE
 #include "hp_mimalloc.h"
@@ -54,6 +54,24 @@ static void *(*mi_zalloc_aligned_fn)(size_t, size_t);
 static int misaligned(const void *p, size_t align)
 {
 	return ((uintptr_t)p & (align - 1)) != 0;
+}
+
+/* glibc's alignment for the 8-byte class (hp_backend.h: hp_glibc_size) */
+static void *(*mi_malloc_fn)(size_t), *(*mi_calloc_fn)(size_t, size_t), *(*mi_realloc_fn)(void *, size_t);
+
+static void *malloc16(size_t n)
+{
+	return mi_malloc_fn(hp_glibc_size(n));
+}
+
+static void *calloc16(size_t n, size_t size)
+{
+	return hp_glibc_tiny(n, size) ? mi_calloc_fn(1, HP_GLIBC_MIN_BLOCK) : mi_calloc_fn(n, size);
+}
+
+static void *realloc16(void *p, size_t n)
+{
+	return mi_realloc_fn(p, hp_glibc_size(n));
 }
 
 /* mimalloc 2.0.9 returns misaligned blocks for some sizes that are an exact
@@ -166,10 +184,13 @@ static int mimalloc_start(const struct hp_plan *plan, struct hp_plan_facts *fact
 	hp_mimalloc_reserve_restore();
 	if (!h)
 		return ENOENT;
-	ops->malloc = (void *(*)(size_t))SYM(h, "mi_malloc");
+	mi_malloc_fn = (void *(*)(size_t))SYM(h, "mi_malloc");
 	ops->free = (void (*)(void *))SYM(h, "mi_free");
-	ops->calloc = (void *(*)(size_t, size_t))SYM(h, "mi_calloc");
-	ops->realloc = (void *(*)(void *, size_t))SYM(h, "mi_realloc");
+	mi_calloc_fn = (void *(*)(size_t, size_t))SYM(h, "mi_calloc");
+	mi_realloc_fn = (void *(*)(void *, size_t))SYM(h, "mi_realloc");
+	ops->malloc = mi_malloc_fn ? malloc16 : NULL;
+	ops->calloc = mi_calloc_fn ? calloc16 : NULL;
+	ops->realloc = mi_realloc_fn ? realloc16 : NULL;
 	mi_memalign_fn = (void *(*)(size_t, size_t))SYM(h, "mi_memalign");
 	mi_zalloc_aligned_fn = (void *(*)(size_t, size_t))SYM(h, "mi_zalloc_aligned");
 	mi_free_fn = ops->free;
