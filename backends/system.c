@@ -112,6 +112,11 @@ static int system_init(const struct hp_plan *plan, const struct hp_alloc_ops **o
 	return 0;
 }
 
+static void system_settings(struct hp_backend_settings *s)
+{
+	hp_strlcpy(s->version, gnu_get_libc_version(), sizeof s->version);
+}
+
 static void system_describe(char *buf, size_t cap)
 {
 	struct hp_buf b = { buf, cap, 0 };
@@ -182,6 +187,7 @@ const struct hp_backend hp_backend_system = {
 	.start = system_start,
 	.init = system_init,
 	.describe = system_describe,
+	.settings = system_settings,
 	.stats = system_stats,
 	.trim = system_trim,
 	.info = system_info,

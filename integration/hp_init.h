@@ -11,6 +11,8 @@ struct hp_runtime {
 	const struct hp_backend *backend;   /* NULL until start-up succeeded */
 	const char *backend_source;         /* "HUGEPOLICY_BACKEND", "default", "fallback" */
 	int report_pid;                     /* HUGEPOLICY_REPORT_PID: the process that reports, 0 any */
+	struct hp_options opt;              /* the options as they took effect (the opt.* keys) */
+	char log[HP_LOG_PATH_MAX];          /* opt.log's copy: the environment may change */
 };
 
 extern struct hp_runtime hp_rt;

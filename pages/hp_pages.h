@@ -197,6 +197,24 @@ void hp_fork_init(int thp_available, int verbose, int copy, const struct hp_pool
  * when the calling thread's stack or sigaltstack is hugetlb memory it
  * mapped, else called directly; its result and errno. */
 pid_t hp_fork(pid_t (*fork_fn)(void));
+/* What forks did so far (the fork.* keys of the report): as a parent, per
+ * fork() made while hugepolicy had hugetlb memory on the pool; as a forked
+ * child, what its fork made its own (a child starts with no children). */
+struct hp_fork_report {
+	uint64_t children;              /* such forks */
+	uint64_t children_shared;       /* ... whose child shares the pages copy-on-write (the pool had
+					 * room for every copy, or HUGEPOLICY_FORK=inherit) */
+	uint64_t children_staged;       /* ... whose copies were staged in the parent before fork */
+	uint64_t children_waited;       /* ... whose child copied them while the parent waited */
+	uint64_t unstaged_bytes;        /* bytes no copy could be staged for (the child copied them) */
+	uint64_t copied_bytes;          /* as a child: bytes copied from the pool */
+	uint64_t moved_bytes;           /* ... copied into THP or base pages (no pool page) */
+	uint64_t lost_bytes;            /* ... that could be made its own neither way */
+	uint64_t shared_bytes;          /* ... shared with the parent copy-on-write */
+	int pool_kept;                  /* new hugetlb mappings keep pool room for shared pages now */
+	int cgroup_limited;             /* a cgroup hugetlb limit at start-up: every fork copies */
+};
+void hp_fork_read(struct hp_fork_report *f);
 /* hugetlb_fork_sigbus.c: from prepare to the end of the child handler, a
  * child's SIGBUS inside a staged mapping puts the staged copy there
  * (hp_fork_place_staged, hugetlb_fork.c: 1 if it did) and retries. */
@@ -267,6 +285,29 @@ void hp_promote_unmapped(void *p, size_t len);
 int hp_promote_active(void);
 void hp_promote_poll(void);                    /* a big block came: sample now and then */
 void hp_promote_describe(struct hp_buf *b);     /* "; heap promotion: ..." */
+/* What the promotion did so far (the promote.* keys of the report). */
+enum hp_promote_state {
+	HP_PROMOTE_STATE_OFF,           /* not for this plan: reason = the plan's */
+	HP_PROMOTE_STATE_UNSAMPLED,     /* the allocator mapped nothing yet */
+	HP_PROMOTE_STATE_WAITING,       /* the last sample found the heap small or sparse */
+	HP_PROMOTE_STATE_HELD,          /* large and dense, but THP faults cost more here */
+	HP_PROMOTE_STATE_PROMOTED,      /* new memory advised MADV_HUGEPAGE */
+	HP_PROMOTE_STATE_PAUSED,        /* promoted, advice paused while THP faults cost more */
+};
+struct hp_promote_report {
+	int state;                      /* enum hp_promote_state */
+	uint64_t min;                   /* bytes resident that promote (0: never) */
+	uint64_t samples;               /* heap samples taken */
+	uint64_t resident, mapped;      /* the heap now: resident (mincore) of what the allocator mapped */
+	uint64_t sample_resident, sample_mapped;   /* ... at the last sample */
+	uint64_t at_resident, at_mapped;           /* ... at the promotion (0 before) */
+	uint64_t advised;               /* bytes advised MADV_HUGEPAGE by the promotion */
+	uint64_t pauses;                /* times the advice paused */
+	char reason[400];               /* the state's: the plan's, the last sample's verdict, the promotion's */
+	char cost_reason[160];          /* the fault costs that held or paused it, "" if none did */
+};
+void hp_promote_read(struct hp_promote_report *r);
+const char *hp_promote_state_name(int state);  /* "off", "unsampled", "waiting", ... */
 #pragma GCC visibility pop
 
 #endif

@@ -334,6 +334,54 @@ static void say_exposed(unsigned lv)
 	pipe_err[lv] = 0;
 }
 
+/* what forks did (the fork.* keys): as a parent, per fork() with hugetlb
+ * memory on the pool; as a child, what its fork made its own.  Written
+ * under the table's lock, read without it. */
+static _Atomic uint64_t children, children_shared, children_staged, children_waited, unstaged_bytes;
+static _Atomic uint64_t own_copied, own_moved, own_lost, own_shared;
+
+static void count_fork(void)
+{
+	if (hp_tlb_pool_bytes() == 0)
+		return;
+	atomic_fetch_add_explicit(&children, 1, memory_order_relaxed);
+	if (!copy || lazy)
+		atomic_fetch_add_explicit(&children_shared, 1, memory_order_relaxed);
+	else if (staged)
+		atomic_fetch_add_explicit(&children_staged, 1, memory_order_relaxed);
+	else if (wait_fds[0] >= 0)
+		atomic_fetch_add_explicit(&children_waited, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&unstaged_bytes, unstaged, memory_order_relaxed);
+}
+
+static void count_child(const struct rehome *r, uint64_t shared)
+{
+	atomic_store_explicit(&children, 0, memory_order_relaxed);
+	atomic_store_explicit(&children_shared, 0, memory_order_relaxed);
+	atomic_store_explicit(&children_staged, 0, memory_order_relaxed);
+	atomic_store_explicit(&children_waited, 0, memory_order_relaxed);
+	atomic_store_explicit(&unstaged_bytes, 0, memory_order_relaxed);
+	atomic_store_explicit(&own_copied, r->copied, memory_order_relaxed);
+	atomic_store_explicit(&own_moved, r->moved, memory_order_relaxed);
+	atomic_store_explicit(&own_lost, r->lost, memory_order_relaxed);
+	atomic_store_explicit(&own_shared, shared, memory_order_relaxed);
+}
+
+void hp_fork_read(struct hp_fork_report *f)
+{
+	f->children = atomic_load(&children);
+	f->children_shared = atomic_load(&children_shared);
+	f->children_staged = atomic_load(&children_staged);
+	f->children_waited = atomic_load(&children_waited);
+	f->unstaged_bytes = atomic_load(&unstaged_bytes);
+	f->copied_bytes = atomic_load(&own_copied);
+	f->moved_bytes = atomic_load(&own_moved);
+	f->lost_bytes = atomic_load(&own_lost);
+	f->shared_bytes = atomic_load(&own_shared);
+	f->pool_kept = hp_fork_cow_keeping();
+	f->cgroup_limited = cg_limited;
+}
+
 static void parent(void)
 {
 	int saved = errno;
@@ -351,6 +399,8 @@ static void parent(void)
 				;
 			close(wait_fds[lv]);
 		}
+		if (lv == 0)
+			count_fork();
 		wait_fds[lv] = done_fds[lv] = -1;
 		if (lv == 0)
 			staged = 0;
@@ -404,6 +454,8 @@ static void child(void)
 			wait_fds[i] = done_fds[i] = -1;
 		}
 		staged = 0;
+		if (lv == 0)
+			count_child(&r, shared ? shared : lazy ? hp_tlb_pool_bytes() : 0);
 		if (r.lost)
 			hp_say("fork: %zu bytes of hugetlb memory could not be made the child's own "
 			       "(no pool page and no memory to copy into): writing there may kill this process", r.lost);

@@ -7,6 +7,7 @@
  * (hugetlb_large.c): what lands on hugetlb pages is jemalloc's own heap. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "report_keys.h"
 #include "smaps_vma.h"
 
 #include <hugepolicy.h>
@@ -84,43 +85,30 @@ static void skip_if_pool_taken(void)
 		     (unsigned long long)st.hugetlb_fallbacks, (unsigned long long)st.hugetlb_fallback_bytes);
 }
 
-/* the report's text (its config line is whole there) into buf */
-static void report_text(char *buf, size_t cap)
-{
-	int fds[2];
-	buf[0] = 0;
-	if (pipe(fds) != 0)
-		return;
-	CHECK(hugepolicy_report(fds[1], 0) == 0);
-	close(fds[1]);
-	size_t len = 0;
-	ssize_t r;
-	while (len + 1 < cap && (r = read(fds[0], buf + len, cap - 1 - len)) > 0)
-		len += (size_t)r;
-	buf[len] = 0;
-	close(fds[0]);
-}
-
-/* "arena extents on the 2 MiB pool: B B in M mappings, fell back FB B in F requests" */
+/* the report's backend.pool_arenas.* keys: the arenas' extents on the 2 MiB
+ * pool, B bytes in M mappings, FB bytes in F requests fallen back */
 static int report_numbers(unsigned long long *b, unsigned long long *m, unsigned long long *fb,
 			  unsigned long long *f)
 {
 	static char text[16384];
 	report_text(text, sizeof text);
-	const char *s = strstr(text, "arena extents on the 2 MiB pool: ");
-	if (!s) {
-		printf("report has no arena extents:\n%s", text);
-		return 0;
-	}
-	int ok = sscanf(s, "arena extents on the 2 MiB pool: %llu B in %llu mappings, fell back %llu B in %llu requests",
-			b, m, fb, f) == 4;
-	printf("report: %.160s\n", s);
-	unsigned hooked = 0, arenas = 0;
-	const char *a = strstr(s, "never purged (");
-	CHECK(a && sscanf(a, "never purged (%u/%u arenas hooked", &hooked, &arenas) == 2);
-	CHECK_MSG(hooked > 0 && hooked == arenas, "%u of %u arenas on the hooks", hooked, arenas);
-	CHECK(strstr(s, "kept") != NULL && strstr(s, "never purged") != NULL);
-	return ok;
+	long long v[6] = { report_num(text, "backend.pool_arenas.bytes"), report_num(text, "backend.pool_arenas.blocks"),
+			   report_num(text, "backend.pool_arenas.fallback_bytes"),
+			   report_num(text, "backend.pool_arenas.fallbacks"), report_num(text, "backend.pool_arenas.hooked"),
+			   report_num(text, "backend.pool_arenas.arenas") };
+	printf("report: backend.pool_arenas bytes %lld blocks %lld fallback_bytes %lld fallbacks %lld hooked %lld "
+	       "arenas %lld\n", v[0], v[1], v[2], v[3], v[4], v[5]);
+	for (int i = 0; i < 6; i++)
+		if (v[i] < 0) {
+			printf("report has no arena extents:\n%s", text);
+			return 0;
+		}
+	*b = (unsigned long long)v[0];
+	*m = (unsigned long long)v[1];
+	*fb = (unsigned long long)v[2];
+	*f = (unsigned long long)v[3];
+	CHECK_MSG(v[4] > 0 && v[4] == v[5], "%lld of %lld arenas on the hooks", v[4], v[5]);
+	return 1;
 }
 
 static unsigned char *v[N + PER_THREAD * THREADS];

@@ -13,8 +13,7 @@
 #   environment hugepolicy(1)'s ENVIRONMENT names every variable of the
 #               option table and every variable the CLI reads, and no
 #               other HUGEPOLICY_* name
-#   report      every key of the JSON report (HUGEPOLICY_STATS=json, the
-#               library in BUILD) is named in hugepolicy(7)
+#   (the report's keys against hugepolicy(7): test_report_keys.py)
 #   example     the program in hugepolicy(3)'s EXAMPLES compiles against
 #               the build's header and library and runs
 #   cli         every option and command that `hugepolicy --help`,
@@ -98,21 +97,6 @@ options)
 			fail "hugepolicy(7) has an entry for $var, which neither the option table nor the CLI has"
 	done
 	echo "ok: hugepolicy(7) names all $n variables of the option table with their defaults, and no others" ;;
-report)
-	HUGEPOLICY_STATS=json HUGEPOLICY_LOG=$T/report LD_PRELOAD=$build/libhugepolicy.so /bin/true ||
-		fail "true under the library exited $?"
-	line=$(grep '^hugepolicy-stats: {' "$T/report") || { cat "$T/report"; fail "no JSON report"; }
-	keys=$(printf '%s\n' "$line" | grep -oE '"[a-z_][a-z0-9_.]*":' | tr -d '":' | sort -u)
-	[ -n "$keys" ] || fail "no keys in the JSON report: $line"
-	# the page's words without roff's font changes and \& after periods
-	sed 's/\\&//g; s/\\f[BIR]//g' "$man7" > "$T/man7.txt"
-	n=0
-	for k in $keys; do
-		# a word of its own, not part of a longer key
-		grep -qwF "$k" "$T/man7.txt" || fail "hugepolicy(7) does not name the report key $k"
-		n=$((n + 1))
-	done
-	echo "ok: hugepolicy(7) names all $n keys of the JSON report:" $keys ;;
 environment)
 	# the section from .SH ENVIRONMENT to the next .SH
 	sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$man1" > "$T/env"

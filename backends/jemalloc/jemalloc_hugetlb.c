@@ -271,12 +271,10 @@ int hp_jemalloc_hugetlb_install(int verbose_)
 	return 0;
 }
 
-void hp_jemalloc_hugetlb_describe(struct hp_buf *b)
+void hp_jemalloc_hugetlb_settings(struct hp_backend_settings *s)
 {
 	if (!narenas)
 		return;
-	struct hp_tlb_counts c;
-	hp_tlb_counts(HP_TLB_ARENA, &c);
 	unsigned back = 0;
 	size_t limit = 0;
 	for (unsigned i = 0; i < narenas; i++) {
@@ -288,17 +286,18 @@ void hp_jemalloc_hugetlb_describe(struct hp_buf *b)
 	}
 	size_t len = sizeof limit;
 	hpje_mallctl("arena.0.retain_grow_limit", &limit, &len, NULL, 0);
-	hp_buf_printf(b,
-		      ", arena extents on the 2 MiB pool: %llu B in %llu mappings, fell back %llu B in %llu requests; "
-		      "hugetlb extents kept, never purged (%u/%u arenas hooked, retain_grow_limit %zu",
-		      (unsigned long long)c.pool_bytes, (unsigned long long)c.pool_maps,
-		      (unsigned long long)c.fallback_bytes, (unsigned long long)c.fallbacks, back, narenas, limit);
-	size_t r = atomic_load(&rounding), s = atomic_load(&small_count);
-	if (r)
-		hp_buf_printf(b, ", %zu B rounded up to 2 MiB", r);
-	if (set_aside)
-		hp_buf_printf(b, ", %zu B of arena 0's start-up memory set aside", set_aside);
-	if (s)
-		hp_buf_printf(b, ", %zu extents below 2 MiB on base pages%s", s, retain ? "" : ": opt.retain=false");
-	hp_buf_printf(b, ")");
+	struct hp_tlb_counts c;
+	hp_tlb_counts(HP_TLB_ARENA, &c);
+	s->have |= HP_BS_ARENA_POOL;
+	s->pool_blocks = c.pool_maps;
+	s->pool_bytes = c.pool_bytes;
+	s->pool_fallbacks = c.fallbacks;
+	s->pool_fallback_bytes = c.fallback_bytes;
+	s->pool_arenas = narenas;
+	s->pool_hooked = back;
+	s->pool_retain_grow_limit = limit;
+	s->pool_rounded_bytes = atomic_load(&rounding);
+	s->pool_set_aside_bytes = set_aside;
+	s->pool_small_extents = atomic_load(&small_count);
+	s->pool_retain = retain;
 }

@@ -288,27 +288,49 @@ static int mimalloc_init(const struct hp_plan *plan, const struct hp_alloc_ops *
 	return 0;
 }
 
+static void mimalloc_settings(struct hp_backend_settings *s)
+{
+	int v = mi.version ? mi.version() : 0;
+	s->have |= HP_BS_MIMALLOC;
+	snprintf(s->version, sizeof s->version, "%d.%d.%d", v / 100, (v / 10) % 10, v % 10);
+	s->mi_large_os_pages = mi.option_get ? mi.option_get(MI_LARGE_OS_PAGES) : -1L;
+	s->mi_reserve_huge_os_pages = mi.option_get ? mi.option_get(MI_RESERVE_HUGE_OS_PAGES) : -1L;
+	s->mi_eager_commit = mi.option_get ? mi.option_get(MI_EAGER_COMMIT) : -1L;
+	if (user_large) {
+		s->have |= HP_BS_USER;
+		hp_buf_escaped(&(struct hp_buf){ s->user, sizeof s->user, 0 }, user_large, 64);
+		s->user_wins = 1;
+	}
+	if (reserve_note[0]) {
+		s->have |= HP_BS_RESERVE;
+		hp_strlcpy(s->reserve, reserve_note, sizeof s->reserve);
+	}
+	if (user_reserve_note[0]) {
+		s->have |= HP_BS_USER_RESERVE;
+		hp_strlcpy(s->user_reserve, user_reserve_note, sizeof s->user_reserve);
+	}
+}
+
 static void mimalloc_describe(char *buf, size_t cap)
 {
 	struct hp_buf b = { buf, cap, 0 };
-	int v = mi.version ? mi.version() : 0;
-	hp_buf_printf(&b, "mimalloc %d.%d.%d large_os_pages=%ld reserve_huge_os_pages=%ld eager_commit=%ld",
-		      v / 100, (v / 10) % 10, v % 10,
-		      mi.option_get ? mi.option_get(MI_LARGE_OS_PAGES) : -1L,
-		      mi.option_get ? mi.option_get(MI_RESERVE_HUGE_OS_PAGES) : -1L,
-		      mi.option_get ? mi.option_get(MI_EAGER_COMMIT) : -1L);
-	if (user_large)
-		hp_buf_printf(&b, " (MIMALLOC_LARGE_OS_PAGES='%s' wins)", user_large);
+	struct hp_backend_settings s;
+	memset(&s, 0, sizeof s);
+	mimalloc_settings(&s);
+	hp_buf_printf(&b, "mimalloc %s large_os_pages=%lld reserve_huge_os_pages=%lld eager_commit=%lld", s.version,
+		      (long long)s.mi_large_os_pages, (long long)s.mi_reserve_huge_os_pages, (long long)s.mi_eager_commit);
+	if (s.have & HP_BS_USER)
+		hp_buf_printf(&b, " (MIMALLOC_LARGE_OS_PAGES='%s' wins)", s.user);
 	if (large_threshold) {
 		hp_buf_printf(&b, ", MADV_HUGEPAGE on blocks >= %zu B", large_threshold);
 		hp_promote_describe(&b);
 	}
 	if (tlb_min)
 		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool", tlb_min);
-	if (reserve_note[0])
-		hp_buf_printf(&b, "; %s", reserve_note);
-	if (user_reserve_note[0])
-		hp_buf_printf(&b, "; %s", user_reserve_note);
+	if (s.have & HP_BS_RESERVE)
+		hp_buf_printf(&b, "; %s", s.reserve);
+	if (s.have & HP_BS_USER_RESERVE)
+		hp_buf_printf(&b, "; %s", s.user_reserve);
 }
 
 /* mimalloc's committed bytes (mi_process_info; 0 if it is missing) */
@@ -393,6 +415,7 @@ const struct hp_backend hp_backend_mimalloc = {
 	.start = mimalloc_start,
 	.init = mimalloc_init,
 	.describe = mimalloc_describe,
+	.settings = mimalloc_settings,
 	.stats = mimalloc_stats,
 	.trim = mimalloc_trim,
 	.info = mimalloc_info,
