@@ -1,0 +1,63 @@
+/*
+ * tune_fake - a command for `hugepolicy tune`'s tests whose cost depends
+ * on the configuration it runs under, so the right recommendation is known.
+ * Its configuration is read from the environment tune sets:
+ * HUGEPOLICY_BACKEND/HUGEPOLICY_PAGES ("jemalloc/thp"), else the peers'
+ * MALLOC_CONF, MIMALLOC_LARGE_OS_PAGES, GLIBC_TUNABLES.
+ *   tune_fake sleep CONFIG   sleeps 5 ms under CONFIG, 60 ms under any other
+ *   tune_fake print CONFIG   prints "cost: 40" under CONFIG, "cost: 100" otherwise
+ *   tune_fake same           prints the same line under every configuration
+ *   tune_fake name           prints its configuration's name
+ *   tune_fake fail CONFIG    exits 3 under CONFIG, 0 otherwise
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void config(char *buf, size_t cap)
+{
+	const char *b = getenv("HUGEPOLICY_BACKEND"), *p = getenv("HUGEPOLICY_PAGES");
+	const char *tun = getenv("GLIBC_TUNABLES");
+	if (b && p)
+		snprintf(buf, cap, "%s/%s", b, p);
+	else if (getenv("MALLOC_CONF"))
+		snprintf(buf, cap, "native-jemalloc/thp");
+	else if (getenv("MIMALLOC_LARGE_OS_PAGES"))
+		snprintf(buf, cap, "native-mimalloc/thp");
+	else if (tun && strstr(tun, "glibc.malloc.hugetlb"))
+		snprintf(buf, cap, "native-glibc/thp");
+	else
+		snprintf(buf, cap, "none");
+}
+
+int main(int argc, char **argv)
+{
+	char me[96];
+	config(me, sizeof me);
+	const char *what = argc > 1 ? argv[1] : "";
+	int chosen = argc > 2 && strcmp(me, argv[2]) == 0;
+	if (strcmp(what, "sleep") == 0 && argc > 2) {
+		struct timespec t = { 0, chosen ? 5000000 : 60000000 };
+		while (nanosleep(&t, &t) != 0)
+			;
+		return 0;
+	}
+	if (strcmp(what, "print") == 0 && argc > 2) {
+		printf("cost: %d\n", chosen ? 40 : 100);
+		return 0;
+	}
+	if (strcmp(what, "same") == 0) {
+		printf("the same output\n");
+		return 0;
+	}
+	if (strcmp(what, "name") == 0) {
+		printf("%s\n", me);
+		return 0;
+	}
+	if (strcmp(what, "fail") == 0 && argc > 2)
+		return chosen ? 3 : 0;
+	fprintf(stderr, "usage: tune_fake sleep|print|fail CONFIG | same | name\n");
+	return 2;
+}
