@@ -9,7 +9,8 @@
  * a bias for one column (perf/README.md, Method).  After each round the
  * paired intervals are computed; without --rounds the rounds go on until
  * every interval on the --by metric is within +-ci_width (at least 3
- * rounds) or max_rounds.  Ctrl-C ends the rounds: the complete ones are
+ * rounds) or max_rounds.  Ctrl-C or SIGTERM ends the rounds (the running
+ * command gets SIGTERM): the complete ones are
  * reported.  Exit status: 0, 1 (a run failed, outputs differ with
  * --check-output, interrupted, not quiet with --require-quiet, no
  * library), 2 (usage).
@@ -204,7 +205,7 @@ static void progress(const struct tune_state *s, int round, int most, int i, con
 /* the rounds; 0, or 1 when the baseline's first run failed (nothing to compare) */
 static int rounds(struct tune_state *s, const regex_t *re)
 {
-	struct tune_measure_ctx ctx = { .re = re, .settle = s->settled };
+	struct tune_measure_ctx ctx = { .re = re, .settle = s->settled, .stop = &stop_asked };
 	int most = s->o.rounds ? s->o.rounds : s->o.max_rounds, order[TUNE_MAX_CONFIGS], have_ref = 0;
 	uint64_t ref_hash = 0, ref_len = 0;
 	for (int r = 0; r < most && !stop_asked; r++) {

@@ -6,6 +6,7 @@
 #ifndef HP_TUNE_H
 #define HP_TUNE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,6 +96,7 @@ void tune_env_line(const struct tune_config *c, struct hp_buf *b);
 struct tune_measure_ctx {
 	const void *re;         /* a compiled regex_t, or NULL */
 	int settle;
+	volatile sig_atomic_t *stop;    /* set (by a signal handler): the command gets SIGTERM */
 };
 void tune_measure(const struct tune_measure_ctx *m, char **cmd, const struct tune_config *c,
 		  struct tune_run *out);

@@ -25,6 +25,7 @@
 #include <math.h>
 #include <poll.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -227,12 +228,15 @@ static void last_line(int fd, char *buf, size_t cap)
 	hp_strlcpy(buf, nl ? nl + 1 : tail, cap);
 }
 
-/* wait for pid, sampling its tree; 0 with *status and *ru, or an errno */
-static int wait_sampling(pid_t pid, struct peak *pk, int *status, struct rusage *ru)
+/* wait for pid, sampling its tree, SIGTERM to it once *stop is set; 0
+ * with *status and *ru, or an errno */
+static int wait_sampling(pid_t pid, volatile sig_atomic_t *stop, struct peak *pk, int *status, struct rusage *ru)
 {
-	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), killed = 0;
 	double next = now_s() + SAMPLE_MS / 1e3;
 	for (;;) {
+		if (stop && *stop && !killed)
+			killed = kill(pid, SIGTERM) == 0;
 		if (pfd >= 0) {
 			struct pollfd p = { .fd = pfd, .events = POLLIN };
 			int r = poll(&p, 1, SAMPLE_MS);
@@ -286,7 +290,7 @@ void tune_measure(const struct tune_measure_ctx *m, char **cmd, const struct tun
 	}
 	struct peak pk = { 0, 0 };
 	struct rusage ru;
-	int status = 0, err = wait_sampling(pid, &pk, &status, &ru);
+	int status = 0, err = wait_sampling(pid, m->stop, &pk, &status, &ru);
 	double wall = now_s() - t0;
 	if (err) {
 		snprintf(out->error, sizeof out->error, "wait4: %s", strerror(err));

@@ -94,7 +94,7 @@ static void recommendation(const struct tune_state *s, FILE *f)
 		fprintf(f, "recommendation: none - no configuration is resolvably better than %s on %s "
 			"(no interval lies wholly %s 1%s)\n", s->conf[0].name, tune_metric_name[by],
 			s->o.higher_better ? "above" : "below",
-			s->rounds < 2 ? "; one round gives no interval" : "; more rounds may resolve one");
+			s->rounds < 2 ? "; fewer than 2 rounds give no interval" : "; more rounds may resolve one");
 		return;
 	}
 	const struct tune_config *c = &s->conf[pick];
@@ -297,6 +297,14 @@ void tune_print_json(const struct tune_state *s, FILE *f)
 		hp_json_str(&b, s->conf[pick].name);
 		hp_buf_printf(&b, ",\"environment\":");
 		hp_json_str(&b, tmp);
+		hp_buf_printf(&b, ",\"run\":");
+		t.len = 0, tmp[0] = '\0';
+		if (s->conf[pick].hugepolicy) {
+			tune_run_line(s, &s->conf[pick], &t);
+			hp_json_str(&b, tmp);
+		} else {
+			hp_buf_printf(&b, "null");
+		}
 		hp_buf_printf(&b, "}");
 	}
 	hp_buf_printf(&b, "}\n");

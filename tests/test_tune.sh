@@ -14,6 +14,7 @@
 #   options    valued options as --opt VALUE and --opt=VALUE, lists, options end at CMD
 #   usage      usage errors exit 2 with one line
 #   files      --csv and --svg write every run and the chart
+#   interrupt  SIGTERM during a run: the command is ended, the complete rounds reported, exit 1
 . "$(dirname "$0")/test_cli_common.sh"
 fake=$2
 fill64=$build/perf/fill64
@@ -47,6 +48,7 @@ d = json.load(open(sys.argv[1]))
 c = {x["name"]: x for x in d["configurations"]}
 assert d["by"] == "metric" and d["rounds"] == 2, d
 assert d["recommendation"]["name"] == "system/auto", d["recommendation"]
+assert d["recommendation"]["run"].startswith("hugepolicy run --backend system --pages auto -- "), d["recommendation"]
 assert c["system/auto"]["ratios"]["metric"]["median"] == 0.4, c["system/auto"]["ratios"]
 assert all(r["metric"] == 100 for r in c["jemalloc/off"]["runs"])
 ' "$t/out" ;;
@@ -112,6 +114,19 @@ files)
 	check "CSV rows are ok runs" [ "$(count "$t/runs.csv" '^(system|jemalloc)/(off|auto),[12],[1-4],1,0,')" -eq 8 ]
 	check "SVG: a chart with a bar per configuration but the baseline" \
 		[ "$(count "$t/chart.svg" '^<rect x=')" -eq 3 ] && head -c 4 "$t/chart.svg" | grep -q '<svg' ;;
+interrupt)
+	start=$(date +%s)
+	"$cli" tune --rounds 2 $quick -- sleep 59.7 >"$t/out" 2>"$t/err" &
+	pid=$!
+	sleep 2
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	cat "$t/out" "$t/err"
+	check "exit 1" [ $rc -eq 1 ]
+	check "the running command was ended (under 20 s, not 60)" [ $(($(date +%s) - start)) -lt 20 ]
+	check "interrupted, no complete round" grep -q '^interrupted: the table has the 0 complete rounds' "$t/out"
+	check "no sleep left behind" sh -c "! pgrep -fx 'sleep 59.7'" ;;
 *) echo "unknown case $3"; exit 2 ;;
 esac
 finish "tune $3"

@@ -24,7 +24,8 @@ foreach(C IN ITEMS
     "baseline:tune_stops_when_the_baseline_fails"
     "options:tune_parses_valued_options_and_stops_at_the_command"
     "usage:tune_usage_errors_exit_2"
-    "files:tune_writes_csv_and_svg")
+    "files:tune_writes_csv_and_svg"
+    "interrupt:tune_sigterm_ends_the_running_command_and_reports")
   string(REPLACE ":" ";" P "${C}")
   list(GET P 0 CASE)
   list(GET P 1 NAME)
