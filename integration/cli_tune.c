@@ -244,7 +244,8 @@ static int rounds(struct tune_state *s, const regex_t *re)
 			break;
 	}
 	s->interrupted = stop_asked != 0;
-	for (int c = 0; c < s->nconf && s->interrupted; c++) {  /* the cut round is not reported */
+	for (int c = 0; c < s->nconf && s->interrupted && s->rounds < TUNE_MAX_ROUNDS; c++) {
+		/* the cut round is not reported */
 		struct tune_run *run = &s->conf[c].runs[s->rounds];
 		if (run->done && !run->ok)
 			s->conf[c].failed--;
