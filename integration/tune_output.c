@@ -70,9 +70,10 @@ static void ratio_cell(char *buf, size_t cap, const struct tune_config *c, int m
 	else if (!ci->n)
 		snprintf(buf, cap, "-");
 	else if (ci->n < 2)
-		snprintf(buf, cap, "%.2f", ci->med);
-	else
-		snprintf(buf, cap, "%.2f [%.2f, %.2f]", ci->med, ci->lo, ci->hi);
+		snprintf(buf, cap, "%.*f", ci->med < 0.095 ? 3 : 2, ci->med);
+	else                    /* 3 decimals where 2 would round a ratio to 0.0x */
+		snprintf(buf, cap, "%.*f [%.*f, %.*f]", ci->med < 0.095 ? 3 : 2, ci->med, ci->lo < 0.095 ? 3 : 2,
+			 ci->lo, ci->hi < 0.095 ? 3 : 2, ci->hi);
 }
 
 static void value_cell(char *buf, size_t cap, double v, int m)

@@ -5,6 +5,7 @@
 #   fill64     --rounds 2 -- fill64: exit 0, a table with intervals, a recommendation line
 #   sleep      wall: 5 ms under jemalloc/auto, 60 ms elsewhere -> jemalloc/auto, with its run line
 #   metric     --metric: cost 40 under system/auto, 100 elsewhere -> system/auto (JSON too)
+#   stderr     --metric finds the number on standard error when standard output has none
 #   none       --metric, the same cost everywhere -> no configuration is resolvably better
 #   peer       wall: fast under native-glibc/thp -> that peer, with GLIBC_TUNABLES
 #   same       --check-output, the same output everywhere: identical, exit 0
@@ -52,6 +53,11 @@ assert d["recommendation"]["run"].startswith("hugepolicy run --backend system --
 assert c["system/auto"]["ratios"]["metric"]["median"] == 0.4, c["system/auto"]["ratios"]
 assert all(r["metric"] == 100 for r in c["jemalloc/off"]["runs"])
 ' "$t/out" ;;
+stderr)
+	tune --rounds 2 $quick --metric 'cost: ([0-9]+)' -- "$fake" printerr jemalloc/off
+	check "exit 0" [ $rc -eq 0 ]
+	check "jemalloc/off recommended at 0.40 of system/off" \
+		grep -q '^recommendation: jemalloc/off - metric 0.400 \[0.400, 0.400\] of system/off' "$t/out" ;;
 none)
 	tune --rounds 2 $quick --metric 'cost: ([0-9]+)' -- "$fake" print nothing
 	check "exit 0" [ $rc -eq 0 ]

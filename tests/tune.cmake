@@ -16,6 +16,7 @@ foreach(C IN ITEMS
     "fill64:tune_fill64_prints_a_table_with_intervals_and_a_recommendation"
     "sleep:tune_recommends_the_configuration_that_runs_fastest"
     "metric:tune_recommends_by_a_number_the_command_prints"
+    "stderr:tune_metric_falls_back_to_standard_error"
     "none:tune_says_when_no_configuration_is_resolvably_better"
     "peer:tune_recommends_a_native_peer_with_its_environment"
     "same:tune_check_output_passes_identical_outputs"

@@ -6,6 +6,7 @@
  * MALLOC_CONF, MIMALLOC_LARGE_OS_PAGES, GLIBC_TUNABLES.
  *   tune_fake sleep CONFIG   sleeps 5 ms under CONFIG, 60 ms under any other
  *   tune_fake print CONFIG   prints "cost: 40" under CONFIG, "cost: 100" otherwise
+ *   tune_fake printerr CONFIG  the same on standard error
  *   tune_fake same           prints the same line under every configuration
  *   tune_fake name           prints its configuration's name
  *   tune_fake fail CONFIG    exits 3 under CONFIG, 0 otherwise
@@ -44,8 +45,8 @@ int main(int argc, char **argv)
 			;
 		return 0;
 	}
-	if (strcmp(what, "print") == 0 && argc > 2) {
-		printf("cost: %d\n", chosen ? 40 : 100);
+	if ((strcmp(what, "print") == 0 || strcmp(what, "printerr") == 0) && argc > 2) {
+		fprintf(what[5] ? stderr : stdout, "cost: %d\n", chosen ? 40 : 100);
 		return 0;
 	}
 	if (strcmp(what, "same") == 0) {
@@ -58,6 +59,6 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(what, "fail") == 0 && argc > 2)
 		return chosen ? 3 : 0;
-	fprintf(stderr, "usage: tune_fake sleep|print|fail CONFIG | same | name\n");
+	fprintf(stderr, "usage: tune_fake sleep|print|printerr|fail CONFIG | same | name\n");
 	return 2;
 }
