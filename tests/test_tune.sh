@@ -15,6 +15,7 @@
 #   options    valued options as --opt VALUE and --opt=VALUE, lists, options end at CMD
 #   usage      usage errors exit 2 with one line
 #   files      --csv and --svg write every run and the chart
+#   progress   a progress line on a terminal (script(1) gives one), none elsewhere
 #   settle     as root, memory is settled before each run, and the table says so
 #   interrupt  SIGTERM during a run: the command is ended, the complete rounds reported, exit 1
 . "$(dirname "$0")/test_cli_common.sh"
@@ -121,6 +122,15 @@ files)
 	check "CSV rows are ok runs" [ "$(count "$t/runs.csv" '^(system|jemalloc)/(off|auto),[12],[1-4],1,0,')" -eq 8 ]
 	check "SVG: a chart with a bar per configuration but the baseline" \
 		[ "$(count "$t/chart.svg" '^<rect x=')" -eq 3 ] && head -c 4 "$t/chart.svg" | grep -q '<svg' ;;
+progress)
+	command -v script >/dev/null || { echo "SKIP: no script(1) to give tune a terminal"; exit 77; }
+	script -qec "$cli tune --rounds 1 --no-settle --backends system --modes off,auto -- $fake same" \
+		/dev/null >"$t/tty" </dev/null
+	check "exit 0" [ $? -eq 0 ]
+	check "on a terminal: the round, the run and the configuration" \
+		grep -Eq 'hugepolicy tune: round 1/1, run 2/2: system/(off|auto)' "$t/tty"
+	tune --rounds 1 --no-settle --backends system --modes off,auto -- "$fake" same
+	check "not on a terminal: no progress line" sh -c "! grep -q 'round 1/1' '$t/err'" ;;
 settle)
 	[ "$(id -u)" -eq 0 ] || { echo "SKIP: settling memory needs root"; exit 77; }
 	drops() { sed -n 's/^drop_pagecache //p' /proc/vmstat; }

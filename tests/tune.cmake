@@ -26,6 +26,7 @@ foreach(C IN ITEMS
     "options:tune_parses_valued_options_and_stops_at_the_command"
     "usage:tune_usage_errors_exit_2"
     "files:tune_writes_csv_and_svg"
+    "progress:tune_prints_progress_only_on_a_terminal"
     "settle:tune_settles_memory_before_each_run_as_root"
     "interrupt:tune_sigterm_ends_the_running_command_and_reports")
   string(REPLACE ":" ";" P "${C}")
