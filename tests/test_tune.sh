@@ -15,6 +15,7 @@
 #   options    valued options as --opt VALUE and --opt=VALUE, lists, options end at CMD
 #   usage      usage errors exit 2 with one line
 #   files      --csv and --svg write every run and the chart
+#   peaks      a command holding 64 MiB of MADV_HUGEPAGE memory: peak memory >= 64 MiB, THP >= 32 MiB
 #   progress   a progress line on a terminal (script(1) gives one), none elsewhere
 #   settle     as root, memory is settled before each run, and the table says so
 #   interrupt  SIGTERM during a run: the command is ended, the complete rounds reported, exit 1
@@ -122,6 +123,16 @@ files)
 	check "CSV rows are ok runs" [ "$(count "$t/runs.csv" '^(system|jemalloc)/(off|auto),[12],[1-4],1,0,')" -eq 8 ]
 	check "SVG: a chart with a bar per configuration but the baseline" \
 		[ "$(count "$t/chart.svg" '^<rect x=')" -eq 3 ] && head -c 4 "$t/chart.svg" | grep -q '<svg' ;;
+peaks)
+	grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null &&
+		{ echo "SKIP: THP is never here"; exit 77; }
+	tune --rounds 1 --no-settle --backends system --modes off --json -- "$fake" hold
+	check "exit 0" [ $rc -eq 0 ]
+	check "JSON: peak memory >= 64 MiB, peak THP + hugetlb >= 32 MiB (smaps_rollup sampled)" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["configurations"][0]["runs"][0]
+assert r["peak_mem_mib"] >= 64 and r["peak_huge_mib"] >= 32, r
+' "$t/out" ;;
 progress)
 	command -v script >/dev/null || { echo "SKIP: no script(1) to give tune a terminal"; exit 77; }
 	script -qec "$cli tune --rounds 1 --no-settle --backends system --modes off,auto -- $fake same" \

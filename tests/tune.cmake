@@ -26,6 +26,7 @@ foreach(C IN ITEMS
     "options:tune_parses_valued_options_and_stops_at_the_command"
     "usage:tune_usage_errors_exit_2"
     "files:tune_writes_csv_and_svg"
+    "peaks:tune_measures_peak_memory_and_huge_pages_of_the_command"
     "progress:tune_prints_progress_only_on_a_terminal"
     "settle:tune_settles_memory_before_each_run_as_root"
     "interrupt:tune_sigterm_ends_the_running_command_and_reports")
@@ -37,3 +38,5 @@ foreach(C IN ITEMS
 endforeach()
 set_tests_properties(${TUNE_TESTS} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
   ENVIRONMENT "HUGEPOLICY_LIBRARY=;HUGEPOLICY_REPORT_PID=;HUGEPOLICY_REPORT_STDERR=;LD_PRELOAD=")
+# the THP tests switch `enabled`: the held buffer needs it as it is
+set_tests_properties(tune_measures_peak_memory_and_huge_pages_of_the_command PROPERTIES RESOURCE_LOCK thp_enabled)

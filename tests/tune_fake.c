@@ -10,11 +10,14 @@
  *   tune_fake same           prints the same line under every configuration
  *   tune_fake name           prints its configuration's name
  *   tune_fake fail CONFIG    exits 3 under CONFIG, 0 otherwise
+ *   tune_fake hold           64 MiB, 2 MiB-aligned, MADV_HUGEPAGE, filled, held 400 ms
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 static void config(char *buf, size_t cap)
@@ -56,6 +59,19 @@ int main(int argc, char **argv)
 	if (strcmp(what, "name") == 0) {
 		printf("%s\n", me);
 		return 0;
+	}
+	if (strcmp(what, "hold") == 0) {
+		size_t len = 64u << 20, huge = 2u << 20;
+		char *p = mmap(NULL, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return 1;
+		char *a = (char *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
+		madvise(a, len, MADV_HUGEPAGE);
+		memset(a, 1, len);
+		struct timespec t = { 0, 400000000 };
+		while (nanosleep(&t, &t) != 0)
+			;
+		return a[len / 2] != 1;
 	}
 	if (strcmp(what, "fail") == 0 && argc > 2)
 		return chosen ? 3 : 0;
