@@ -2,6 +2,7 @@
 # test_tune.sh BUILD_DIR FAKE CASE - `hugepolicy tune` end to end, on
 # perf's fill64 and on tests/tune_fake.c, whose cost depends on the
 # configuration it runs under, so the right recommendation is known.
+#   nopool     with no free pool page, */hugetlb is skipped with the probe's reason
 #   fill64     --rounds 2 -- fill64: exit 0, a table with intervals, a recommendation line
 #   sleep      wall: 5 ms under jemalloc/auto, 60 ms elsewhere -> jemalloc/auto, with its run line
 #   metric     --metric: cost 40 under system/auto, 100 elsewhere -> system/auto (JSON too)
@@ -16,6 +17,8 @@
 #   usage      usage errors exit 2 with one line
 #   files      --csv and --svg write every run and the chart
 #   peaks      a command holding 64 MiB of MADV_HUGEPAGE memory: peak memory >= 64 MiB, THP >= 32 MiB
+#   pool       (under hugetlb_pool.sh) system/hugetlb runs, and its peak memory counts the pool
+#              pages that ru_maxrss does not
 #   progress   a progress line on a terminal (script(1) gives one), none elsewhere
 #   settle     as root, memory is settled before each run, and the table says so
 #   interrupt  SIGTERM during a run: the command is ended, the complete rounds reported, exit 1
@@ -30,6 +33,14 @@ thp_or_skip() { # the peers need THP
 }
 
 case $3 in
+nopool)
+	free=$(awk '/^HugePages_Free:/ { f = $2 } /^HugePages_Rsvd:/ { r = $2 } END { print f - r }' /proc/meminfo)
+	[ "$free" -eq 0 ] || { echo "SKIP: the 2 MiB pool has $free free pages"; exit 77; }
+	tune --rounds 1 --no-settle --backends system --modes off,hugetlb -- "$fake" same
+	check "exit 0" [ $rc -eq 0 ]
+	check "system/hugetlb skipped with the probe's reason" \
+		grep -q '^hugepolicy tune: skipping system/hugetlb: .*pool has 0 pages available' "$t/err"
+	check "only system/off ran" grep -q '^hugepolicy tune: 1 round x 1 configurations' "$t/out" ;;
 fill64)
 	tune --rounds 2 --no-settle -- "$fill64"
 	check "exit 0" [ $rc -eq 0 ]
@@ -132,6 +143,17 @@ peaks)
 import json, sys
 r = json.load(open(sys.argv[1]))["configurations"][0]["runs"][0]
 assert r["peak_mem_mib"] >= 64 and r["peak_huge_mib"] >= 32, r
+' "$t/out" ;;
+pool)
+	tune --rounds 1 --no-settle --backends system --modes off,hugetlb --json -- "$fake" mhold
+	check "exit 0" [ $rc -eq 0 ]
+	check "JSON: system/hugetlb ran; its peak memory counts 64 MiB of pool pages, ru_maxrss does not" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {x["name"]: x for x in d["configurations"]}
+assert list(c) == ["system/off", "system/hugetlb"], list(c)
+r = c["system/hugetlb"]["runs"][0]
+assert r["peak_huge_mib"] >= 64 and r["peak_mem_mib"] >= 64 and r["maxrss_mib"] < 32, r
 ' "$t/out" ;;
 progress)
 	command -v script >/dev/null || { echo "SKIP: no script(1) to give tune a terminal"; exit 77; }

@@ -11,6 +11,7 @@
  *   tune_fake name           prints its configuration's name
  *   tune_fake fail CONFIG    exits 3 under CONFIG, 0 otherwise
  *   tune_fake hold           64 MiB, 2 MiB-aligned, MADV_HUGEPAGE, filled, held 400 ms
+ *   tune_fake mhold          64 MiB from malloc, filled, held 400 ms
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -72,6 +73,19 @@ int main(int argc, char **argv)
 		while (nanosleep(&t, &t) != 0)
 			;
 		return a[len / 2] != 1;
+	}
+	if (strcmp(what, "mhold") == 0) {
+		size_t len = 64u << 20;
+		char *p = malloc(len);
+		if (!p)
+			return 1;
+		memset(p, 1, len);
+		struct timespec t = { 0, 400000000 };
+		while (nanosleep(&t, &t) != 0)
+			;
+		int bad = p[len / 2] != 1;
+		free(p);
+		return bad;
 	}
 	if (strcmp(what, "fail") == 0 && argc > 2)
 		return chosen ? 3 : 0;
