@@ -31,16 +31,6 @@
 #ifndef HP_SONAME
 #define HP_SONAME "libhugepolicy.so.0"
 #endif
-#ifndef HP_MULTIARCH            /* Debian's multiarch triplet, for ../lib/<it> */
-#if defined(__x86_64__)
-#define HP_MULTIARCH "x86_64-linux-gnu"
-#elif defined(__aarch64__)
-#define HP_MULTIARCH "aarch64-linux-gnu"
-#else
-#define HP_MULTIARCH ""
-#endif
-#endif
-
 /* The ELF header of this program: the class and machine a library must have. */
 static int own_header(ElfW(Ehdr) *eh)
 {

@@ -5,4 +5,6 @@ set(HP_INTEGRATION_SOURCES
   integration/version.c)
 set(HP_CLI_SOURCES integration/cli.c integration/cli_probe.c integration/cli_run.c
   integration/cli_library.c integration/cli_version.c pages/fault_measure.c
-  integration/cli_inspect.c integration/inspect_smaps.c integration/inspect_format.c)
+  integration/cli_inspect.c integration/inspect_smaps.c integration/inspect_format.c
+  integration/cli_tune.c integration/tune_configs.c integration/tune_measure.c integration/tune_stats.c
+  integration/tune_output.c)

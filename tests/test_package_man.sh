@@ -18,7 +18,7 @@
 #               the build's header and library and runs
 #   cli         every option and command that `hugepolicy --help`,
 #               `hugepolicy run --help`, `hugepolicy probe --help` and
-#               `hugepolicy inspect --help` print
+#               `hugepolicy inspect --help` and `hugepolicy tune --help` print
 #               (the CLI in BUILD) is in hugepolicy(1)
 #   api         every function declared in include/hugepolicy.h and every
 #               field of its structs is in hugepolicy(3); so is every
@@ -165,7 +165,7 @@ example)
 	echo "ok: the example of hugepolicy(3) compiles with -Wall -Wextra -Werror and runs" ;;
 cli)
 	cli=$build/hugepolicy
-	{ "$cli" --help; "$cli" run --help; "$cli" probe --help; "$cli" inspect --help; } > "$T/help" ||
+	{ "$cli" --help; "$cli" run --help; "$cli" probe --help; "$cli" inspect --help; "$cli" tune --help; } > "$T/help" ||
 		fail "hugepolicy --help failed"
 	# "--opt VALUE" in run's help is a placeholder, not an option
 	opts=$(grep -oE -- '--[a-z][a-z-]*' "$T/help" | sort -u | grep -vx -- '--opt')
