@@ -23,7 +23,7 @@ foreach(B ${BACKENDS})
     COMMAND ${KEYS_PY} backend ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR} ${B})
 endforeach()
 add_test(NAME man7_documents_only_report_keys_the_library_has
-  COMMAND ${POOL} 16 ${KEYS_PY} coverage ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+  COMMAND ${POOL} 24 ${KEYS_PY} coverage ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
 set_tests_properties(man7_documents_only_report_keys_the_library_has PROPERTIES
   RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
 add_test(NAME exit_report_reaches_stderr_when_the_program_closes_it_first
