@@ -19,7 +19,11 @@
  * the fresh stack).  Invariants: the child writes nothing on the old stack
  * until glibc's fork has returned, i.e. until hugetlb_fork.c's child handler
  * has made every mapping the child's own; the program's sigaltstack is put
- * back, on both sides, before the old stack is used again; everywhere else
+ * back, on both sides, before the old stack is used again, unless one of
+ * the program's atfork handlers set a sigaltstack of its own meanwhile
+ * (that one stays); the fresh stack is as large as RLIMIT_STACK's soft
+ * limit (1 to 64 MiB: the program's atfork handlers run on it); errno is
+ * glibc's fork's, untouched by hugepolicy on success; everywhere else
  * fork is glibc's, called directly.  Where no stack can be mapped the fork
  * runs where it was called, and says so.  fork's callers inside glibc
  * (daemon, forkpty) and _Fork do not come here.
@@ -33,6 +37,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #if __has_include(<sys/rseq.h>)
@@ -44,7 +49,10 @@
 #define SS_AUTODISARM (1U << 31)      /* linux/signal.h */
 #endif
 
-enum { OWN_STACK = 1 << 20 };   /* room for the program's own atfork handlers */
+/* room for the program's own atfork handlers: what RLIMIT_STACK gives a
+ * thread, within these bounds (address space only: untouched pages cost
+ * nothing); the least is also the fallback where that much cannot be mapped */
+enum { OWN_STACK_MIN = 1 << 20, OWN_STACK_MAX = 64 << 20 };
 
 struct run {
 	pid_t (*fork_fn)(void);
@@ -103,7 +111,9 @@ static void on_own_stack(unsigned hi, unsigned lo)
 	r->pid = r->fork_fn();
 	r->err = errno;
 	rseq_set(rs, 1);
-	if (had) {
+	stack_t now;
+	/* put back unless an atfork handler of the program set one meanwhile */
+	if (had && sigaltstack(NULL, &now) == 0 && (now.ss_flags & SS_DISABLE)) {
 		alt.ss_flags &= SS_AUTODISARM;  /* SS_ONSTACK is a report, not a flag to set */
 		sigaltstack(&alt, NULL);
 	}
@@ -111,8 +121,6 @@ static void on_own_stack(unsigned hi, unsigned lo)
 
 static int needs_own_stack(void)
 {
-	if (hp_tlb_pool_maps() == 0)
-		return 0;
 	char here;
 	uintptr_t sp = (uintptr_t)&here & ~(uintptr_t)4095;
 	if (in_hugetlb((void *)sp, 4096) || rseq_in_hugetlb())
@@ -122,23 +130,50 @@ static int needs_own_stack(void)
 	       in_hugetlb(alt.ss_sp, alt.ss_size);
 }
 
+static size_t own_stack_size(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > OWN_STACK_MAX)
+		return OWN_STACK_MAX;
+	return rl.rlim_cur < OWN_STACK_MIN ? OWN_STACK_MIN : (size_t)rl.rlim_cur & ~(size_t)4095;
+}
+
+static void *map_stack(size_t len)
+{
+	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+}
+
+/* glibc's fork where it was called, with the errno the caller had (what
+ * hugepolicy's own calls set before is not the caller's) */
+static pid_t direct(pid_t (*fork_fn)(void), int saved)
+{
+	errno = saved;
+	return fork_fn();
+}
+
 pid_t hp_fork(pid_t (*fork_fn)(void))
 {
-	if (!needs_own_stack())
+	if (hp_tlb_pool_maps() == 0)
 		return fork_fn();
 	int saved = errno;
+	if (!needs_own_stack())
+		return direct(fork_fn, saved);
 	long ps = sysconf(_SC_PAGESIZE);
-	size_t page = ps > 0 ? (size_t)ps : 4096, len = OWN_STACK + page;
-	unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	size_t page = ps > 0 ? (size_t)ps : 4096, len = own_stack_size() + page;
+	unsigned char *m = map_stack(len);
+	if (m == MAP_FAILED && len > OWN_STACK_MIN + page)
+		m = map_stack(len = OWN_STACK_MIN + page);
 	if (m == MAP_FAILED) {
 		static atomic_int said;
 		if (atomic_fetch_add(&said, 1) == 0)
 			hp_say("fork: no memory for a stack of its own (%s): this thread's stack is hugetlb memory, "
 			       "and a child that cannot get a pool page for its copy of it dies (said once)",
 			       strerror(errno));
-		return fork_fn();
+		return direct(fork_fn, saved);
 	}
 	mprotect(m, page, PROT_NONE);           /* guard below the stack */
+	madvise(m, len, MADV_NOHUGEPAGE);       /* THP always: no 2 MiB zeroed for a few frames
+						 * (kernels before 6.7 do not infer it from MAP_STACK) */
 	/* the bookkeeping at the top, the stack below it */
 	struct run *r = (struct run *)(((uintptr_t)(m + len) - sizeof *r) & ~(uintptr_t)63);
 	r->fork_fn = fork_fn;
@@ -146,7 +181,7 @@ pid_t hp_fork(pid_t (*fork_fn)(void))
 	r->err = 0;
 	if (getcontext(&r->here) != 0) {
 		munmap(m, len);
-		return fork_fn();
+		return direct(fork_fn, saved);
 	}
 	r->here.uc_stack.ss_sp = m + page;
 	r->here.uc_stack.ss_size = (size_t)((unsigned char *)r - (m + page));
@@ -155,7 +190,7 @@ pid_t hp_fork(pid_t (*fork_fn)(void))
 	makecontext(&r->here, (void (*)(void))on_own_stack, 2, (unsigned)(a >> 32), (unsigned)a);
 	if (swapcontext(&r->back, &r->here) != 0) {
 		munmap(m, len);
-		return fork_fn();
+		return direct(fork_fn, saved);
 	}
 	pid_t pid = r->pid;
 	int err = r->err;

@@ -114,18 +114,28 @@ set_tests_properties(system_hugetlb_fork_with_room_for_every_copy_copies_nothing
 # thread stack on the pool), with the pool then left without a page, runs
 # glibc's fork on a stack of hugepolicy's own (pages/fork_stack.c): the
 # child lives, writes its stack and every block; the program's sigaltstack
-# is put back
+# is put back.  Seen from the program, that fork is glibc's: a sigaltstack
+# its atfork handlers set stays in force, its prepare handler has the room
+# of a thread's stack (RLIMIT_STACK), and errno is left as it was by a fork
+# that succeeds, also where no stack could be mapped (RLIMIT_AS)
 add_executable(test_fork_own_stack test_fork_own_stack.c)
 target_link_libraries(test_fork_own_stack PRIVATE hugepolicy pthread)
+set(EMPTY with_the_pool_empty_keeps_the_child_alive)
 foreach(B system jemalloc mimalloc)
-  foreach(M altstack altstack_threads thread)
-    set(W thread_stack)
+  foreach(M altstack altstack_threads thread atfork_sigaltstack atfork_deep errno)
+    set(W thread_stack_${EMPTY})
     if(M STREQUAL altstack)
-      set(W sigaltstack)
+      set(W sigaltstack_${EMPTY})
     elseif(M STREQUAL altstack_threads)
-      set(W sigaltstack_while_a_thread_writes)
+      set(W sigaltstack_while_a_thread_writes_${EMPTY})
+    elseif(M STREQUAL atfork_sigaltstack)
+      set(W sigaltstack_keeps_the_sigaltstack_an_atfork_handler_sets)
+    elseif(M STREQUAL atfork_deep)
+      set(W sigaltstack_gives_a_prepare_handler_2mib_of_stack)
+    elseif(M STREQUAL errno)
+      set(W sigaltstack_leaves_errno_when_no_stack_can_be_mapped)
     endif()
-    set(T ${B}_hugetlb_fork_on_a_malloced_${W}_with_the_pool_empty_keeps_the_child_alive)
+    set(T ${B}_hugetlb_fork_on_a_malloced_${W})
     add_test(NAME ${T} COMMAND ${POOL} 8 $<TARGET_FILE:test_fork_own_stack> ${M})
     set_tests_properties(${T} PROPERTIES
       ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"

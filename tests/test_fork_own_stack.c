@@ -4,20 +4,32 @@
  * stack of hugepolicy's own, the child's first write to that stack needs a
  * pool page for its copy, the kernel answers SIGBUS, and SIGBUS cannot be
  * delivered on that stack: the child dies of SIGSEGV.
- * usage: test_fork_own_stack altstack|altstack_threads|thread
+ * usage: test_fork_own_stack altstack|altstack_threads|thread|MODE
  *   altstack          fork from a SIGUSR1 handler on a malloc'ed sigaltstack
  *   altstack_threads  the same while another thread writes the pool's blocks
  *   thread            fork from a thread whose stack is a malloc'ed block
+ * These take every page left in the pool.  The MODEs below fork from main
+ * with that malloc'ed sigaltstack in place (fork then runs on hugepolicy's
+ * stack) and check what the program's atfork handlers and caller see, as
+ * without hugepolicy:
+ *   atfork_sigaltstack  a sigaltstack an atfork parent/child handler sets
+ *                       is the one in force after fork, on each side
+ *   atfork_deep         a prepare handler using 2 MiB of stack runs
+ *   errno               with no room for a new mapping (RLIMIT_AS), a fork
+ *                       that succeeds leaves errno as it was, on each side
  * Run under HUGEPOLICY_PAGES=hugetlb HUGEPOLICY_THRESHOLD=2M with pages in
- * the pool (hugetlb_pool.sh); the test then takes every page left. */
+ * the pool (hugetlb_pool.sh). */
 #define _GNU_SOURCE
 #include "check.h"
 #include "fill_pool.h"
 #include "smaps_vma.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,12 +88,79 @@ static void *forker(void *arg)
 	return NULL;
 }
 
+static char other_alt[64 << 10];
+static volatile unsigned sink;
+
+static void set_other_alt(void)
+{
+	stack_t ss = { .ss_sp = other_alt, .ss_size = sizeof other_alt };
+	sigaltstack(&ss, NULL);
+}
+
+static void deep_prepare(void)
+{
+	volatile unsigned char b[2 << 20];
+	for (size_t i = 0; i < sizeof b; i += 1024)
+		b[i] = (unsigned char)i;
+	sink = b[1024];
+}
+
+/* 1 where the thread's sigaltstack is other_alt */
+static int on_other_alt(void)
+{
+	stack_t now;
+	return sigaltstack(NULL, &now) == 0 && now.ss_sp == (void *)other_alt && !(now.ss_flags & SS_DISABLE);
+}
+
+static void no_room_for_a_mapping(void)
+{
+	long pages = 0, ps = sysconf(_SC_PAGESIZE);
+	FILE *f = fopen("/proc/self/statm", "r");
+	CHECK(f != NULL && fscanf(f, "%ld", &pages) == 1);
+	fclose(f);
+	struct rlimit rl = { (rlim_t)(pages * ps) + (256 << 10), RLIM_INFINITY };
+	CHECK(setrlimit(RLIMIT_AS, &rl) == 0);
+	void *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p == MAP_FAILED);                 /* the limit holds */
+}
+
+/* fork from main with the malloc'ed sigaltstack in place */
+static int main_fork(const char *mode, unsigned char *stack)
+{
+	stack_t ss = { .ss_sp = stack, .ss_size = STACK };
+	CHECK(sigaltstack(&ss, NULL) == 0);
+	int alt_set = strcmp(mode, "atfork_sigaltstack") == 0, err = strcmp(mode, "errno") == 0;
+	if (alt_set)
+		CHECK(pthread_atfork(NULL, set_other_alt, set_other_alt) == 0);
+	if (strcmp(mode, "atfork_deep") == 0)
+		CHECK(pthread_atfork(deep_prepare, NULL, NULL) == 0);
+	if (err)
+		no_room_for_a_mapping();
+	errno = 0;
+	pid_t pid = fork();
+	int e = errno;
+	if (pid == 0)
+		_exit(alt_set ? !on_other_alt() : err ? e != 0 : 0);
+	CHECK(pid > 0);
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	printf("%s: child %s %d, errno after fork %d\n", mode, WIFSIGNALED(st) ? "killed by signal" : "exit",
+	       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), e);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (alt_set)
+		CHECK(on_other_alt());
+	if (err)
+		CHECK(e == 0);
+	return check_result("fork_own_stack");
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	int alt = strncmp(mode, "altstack", 8) == 0, threads = strcmp(mode, "altstack_threads") == 0;
-	if (!alt && strcmp(mode, "thread") != 0) {
-		fprintf(stderr, "usage: test_fork_own_stack altstack|altstack_threads|thread\n");
+	int from_main = !strcmp(mode, "atfork_sigaltstack") || !strcmp(mode, "atfork_deep") || !strcmp(mode, "errno");
+	if (!alt && !from_main && strcmp(mode, "thread") != 0) {
+		fprintf(stderr, "usage: test_fork_own_stack altstack|altstack_threads|thread|atfork_sigaltstack|atfork_deep|errno\n");
 		return 2;
 	}
 	unsigned char *stack = malloc(STACK);
@@ -90,6 +169,8 @@ int main(int argc, char **argv)
 	if (!on_hugetlb(stack) || !on_hugetlb(stack + STACK - 1))
 		SKIP("the %d MiB stack block is not on 2 MiB pages (backend %s, pages %s): no pool room", STACK >> 20,
 		     hugepolicy_backend(), hugepolicy_pages());
+	if (from_main)
+		return main_fork(mode, stack);
 	struct hugepolicy_stats st;
 	nblk = fill_pool(blk, MAXBLOCKS, BLOCK, &st);
 	if (st.hugetlb_fallbacks == 0)
