@@ -31,7 +31,9 @@
 #define _GNU_SOURCE
 #include "hp_pages.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdatomic.h>
@@ -96,6 +98,31 @@ static int rseq_set(void *area, int on)
 #endif
 }
 
+/* glibc's description of struct pthread's tid field, for libthread_db
+ * ({bits, count, offset}; GLIBC_PRIVATE, read once at start-up): the
+ * kernel's CLONE_CHILD_SETTID write of the child's tid into its thread
+ * descriptor fails without a word on a hugetlb page the child has no copy
+ * of yet, so the child writes it once its handler made the page its own.
+ * NULL where glibc has no such symbol or it does not describe this thread. */
+static const uint32_t *tid_field;
+
+void hp_fork_stack_init(void)
+{
+	const uint32_t *d = dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid");
+	if (d && d[0] == 32 && d[1] == 1 && d[2] < 4096 &&
+	    *(pid_t *)((char *)pthread_self() + d[2]) == (pid_t)syscall(SYS_gettid))
+		tid_field = d;
+}
+
+static void own_tid(void)
+{
+	if (!tid_field)
+		return;
+	pid_t *t = (pid_t *)((char *)pthread_self() + tid_field[2]), real = (pid_t)syscall(SYS_gettid);
+	if (*t != real)
+		*t = real;
+}
+
 /* on the fresh stack: the program's sigaltstack off and the thread's rseq
  * area unregistered for the call, then both back */
 static void on_own_stack(unsigned hi, unsigned lo)
@@ -110,6 +137,8 @@ static void on_own_stack(unsigned hi, unsigned lo)
 		rs = NULL;
 	r->pid = r->fork_fn();
 	r->err = errno;
+	if (r->pid == 0)
+		own_tid();
 	rseq_set(rs, 1);
 	stack_t now;
 	/* put back unless an atfork handler of the program set one meanwhile */

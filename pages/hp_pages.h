@@ -197,6 +197,7 @@ void hp_fork_init(int thp_available, int verbose, int copy, const struct hp_pool
  * when the calling thread's stack or sigaltstack is hugetlb memory it
  * mapped, else called directly; its result and errno. */
 pid_t hp_fork(pid_t (*fork_fn)(void));
+void hp_fork_stack_init(void);                  /* once, at start-up (hp_fork_init) */
 /* What forks did so far (the fork.* keys of the report): as a parent, per
  * fork() made while hugepolicy had hugetlb memory on the pool; as a forked
  * child, what its fork made its own (a child starts with no children). */

@@ -489,5 +489,6 @@ void hp_fork_init(int thp_available, int say, int copy_at_fork, const struct hp_
 	thp_ok = thp_available;
 	verbose = say;
 	copy = copy_at_fork;
+	hp_fork_stack_init();
 	pthread_once(&once, install);
 }

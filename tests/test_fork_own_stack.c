@@ -24,12 +24,14 @@
 #include "fill_pool.h"
 #include "smaps_vma.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +48,19 @@ static int on_hugetlb(const void *p)
 	return smaps_vma_field(p, "KernelPageSize:", line, sizeof line) && strstr(line, " 2048 kB");
 }
 
+/* glibc's description of struct pthread's tid field for libthread_db
+ * ({bits, count, offset}; GLIBC_PRIVATE): NULL where it is not there */
+static const uint32_t *tid_field;
+
+/* the tid the child's thread descriptor holds is its own (the kernel's
+ * CLONE_CHILD_SETTID write fails on a page the child has no copy of) */
+static int descriptor_tid_is_own(void)
+{
+	if (!tid_field || tid_field[0] != 32)
+		return 1;
+	return *(pid_t *)((char *)pthread_self() + tid_field[2]) == (pid_t)syscall(SYS_gettid);
+}
+
 /* the child: a deep write on the stack it forked on, then every block */
 static int child_work(void)
 {
@@ -53,6 +68,8 @@ static int child_work(void)
 	memset((void *)deep, 0x5a, sizeof deep);
 	for (int i = 0; i < nblk; i++)
 		memset(blk[i], 0x77, BLOCK);
+	if (!descriptor_tid_is_own())
+		return 4;
 	return deep[100] == 0x5a ? 0 : 3;
 }
 
@@ -156,6 +173,7 @@ static int main_fork(const char *mode, unsigned char *stack)
 
 int main(int argc, char **argv)
 {
+	tid_field = dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid");
 	const char *mode = argc > 1 ? argv[1] : "";
 	int alt = strncmp(mode, "altstack", 8) == 0, threads = strcmp(mode, "altstack_threads") == 0;
 	int from_main = !strcmp(mode, "atfork_sigaltstack") || !strcmp(mode, "atfork_deep") || !strcmp(mode, "errno");
