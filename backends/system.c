@@ -4,7 +4,7 @@
  * glibc's allocator is reached through a handle to libc itself
  * (dlopen("libc.so.6", RTLD_NOLOAD)) and its __libc_* names: in the global
  * scope `malloc` is hugepolicy's, and a library loaded before libc may even
- * own `__libc_malloc` (DESIGN.md, mimalloc as DT_NEEDED).
+ * own `__libc_malloc` (docs/design.md, mimalloc as DT_NEEDED).
  *
  * pages=thp: blocks >= threshold get madvise(MADV_HUGEPAGE) on their 2 MiB-
  *   aligned interior before first touch (numpy's 4 MiB rule; kernel

@@ -148,14 +148,14 @@ static int candidate(const char *dir, const char *rel, char *out, size_t cap)
 	return absolute(path, out, cap) == 0;
 }
 
-int hp_cli_library(char *out, size_t cap)
+int hp_cli_library(const char *cmd, char *out, size_t cap)
 {
 	const char *env = getenv("HUGEPOLICY_LIBRARY"), *why;
 	if (env && *env) {
 		int rc = absolute(env, out, cap);
 		why = rc ? strerror(rc) : not_hugepolicy(out);
 		if (why) {
-			fprintf(stderr, "hugepolicy run: HUGEPOLICY_LIBRARY=%s: %s\n", env, why);
+			fprintf(stderr, "hugepolicy %s: HUGEPOLICY_LIBRARY=%s: %s\n", cmd, env, why);
 			return 1;
 		}
 		return 0;
@@ -176,13 +176,13 @@ int hp_cli_library(char *out, size_t cap)
 	if (!ok)
 		ok = candidate(HP_INSTALL_LIBDIR, "", out, cap);
 	if (!ok) {
-		fprintf(stderr, "hugepolicy run: %s not found (looked beside this program, in ../lib, "
+		fprintf(stderr, "hugepolicy %s: %s not found (looked beside this program, in ../lib, "
 			"../lib64, ../lib/%s and %s; set HUGEPOLICY_LIBRARY)\n",
-			HP_SONAME, HP_MULTIARCH, HP_INSTALL_LIBDIR);
+			cmd, HP_SONAME, HP_MULTIARCH, HP_INSTALL_LIBDIR);
 		return 1;
 	}
 	if ((why = not_hugepolicy(out)) != NULL) {
-		fprintf(stderr, "hugepolicy run: %s: %s\n", out, why);
+		fprintf(stderr, "hugepolicy %s: %s: %s\n", cmd, out, why);
 		return 1;
 	}
 	return 0;

@@ -231,7 +231,7 @@ int hp_cli_run(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	char lib[PATH_MAX], preload[8192], pid[24];
-	if (hp_cli_library(lib, sizeof lib) != 0)
+	if (hp_cli_library("run", lib, sizeof lib) != 0)
 		return 1;
 	if (strpbrk(lib, ": ")) {
 		fprintf(stderr, "hugepolicy run: %s cannot be preloaded: LD_PRELOAD splits paths at ':' "

@@ -293,7 +293,7 @@ int hp_cli_tune(int argc, char **argv)
 			return 2;
 		}
 	}
-	if ((rc = tune_lists_check(&s.o)) != 0 || (rc = hp_cli_library(s.lib, sizeof s.lib)) != 0)
+	if ((rc = tune_lists_check(&s.o)) != 0 || (rc = hp_cli_library("tune", s.lib, sizeof s.lib)) != 0)
 		goto out;
 	tune_configs(&s);
 	for (int k = 0; k < s.nskip; k++) {     /* one line per reason */

@@ -31,7 +31,7 @@ int hp_cli_tune(int argc, char **argv);
  * out (HUGEPOLICY_LIBRARY, else the versioned soname beside the CLI, in
  * ../lib*, in the install libdir), checked to be an ELF shared object that
  * exports hugepolicy_version.  0, or 1 after one line on stderr. */
-int hp_cli_library(char *out, size_t cap);
+int hp_cli_library(const char *cmd, char *out, size_t cap);   /* cmd: "run", "tune" for messages */
 
 /* cli_run.c: argv[*i] in the option scan of run and tune: HP_OPTS_END
  * where the options end (at "--", *i moved past it, or at the first word
