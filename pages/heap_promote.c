@@ -160,6 +160,7 @@ static void sample(size_t now, int force)
 	atomic_fetch_add(&samples, 1);
 	atomic_store(&last_resident, r);
 	atomic_store(&last_mapped, now);
+	hp_live_changed();      /* the sampler's tick: the live report's counters too */
 	if (hp_promote_decide(min_resident, r, now, NULL, 0) != HP_PROMOTE_NOW)
 		return;
 	if (!costs_allow(r, now)) {

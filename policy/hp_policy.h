@@ -420,6 +420,8 @@ void hp_buf_escaped(struct hp_buf *b, const char *s, size_t max);
 #define HP_SAY_MAX (1024 + 128)
 /* Append "hugepolicy[NAME PID]: ", the name escaped and capped at 64 bytes. */
 void hp_buf_prefix(struct hp_buf *b);
+/* ... of another process: its name and pid */
+void hp_buf_prefix_of(struct hp_buf *b, const char *name, int pid);
 /* Copy src into dst[cap], truncating; always NUL-terminated. */
 void hp_strlcpy(char *dst, const char *src, size_t cap);
 /* Write all of buf to fd; 0 or errno. */
@@ -429,6 +431,14 @@ int hp_write_all(int fd, const char *s, size_t n);
 void hp_json_str(struct hp_buf *b, const char *s);
 /* The probe and what auto would choose, as text or JSON, into b. */
 void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b);
+
+/* ---- the live report (live.c, hp_live.h) ---- */
+/* Something the report counts changed: the library rewrites the block that
+ * `hugepolicy inspect` reads (integration/live.c registers that writer at
+ * start-up; before, and outside the library, nothing happens).  Safe under
+ * any lock of the page layer and in a fork handler; never allocates. */
+void hp_live_changed(void);
+void hp_live_set_writer(void (*fn)(void));
 
 /* ---- log (log.c): where output goes ---- */
 /* Record whether fd 2 is open and which file it is (st_dev/st_ino); once,
