@@ -26,7 +26,7 @@
 /* ---- where the library is ---- */
 struct found {
 	char path[4096];
-	uint64_t base;          /* start of its mapping at file offset 0 */
+	uint64_t base, end;     /* its mapping at file offset 0 */
 	int n;
 };
 
@@ -44,6 +44,7 @@ static int maps_line(void *ctx, char *line, size_t len, int whole)
 		return 0;
 	hp_strlcpy(f->path, path, sizeof f->path);
 	f->base = start;
+	f->end = end;
 	f->n = 1;
 	return 0;
 }
@@ -184,9 +185,16 @@ void hp_inspect_live(struct hp_inspection *in)
 	if (hp_read_lines(path, line, sizeof line, maps_line, &f) != 0 || !f.n)
 		return;
 	in->live_state = HP_LIVE_UNREAD;
-	/* the file as the process sees it (its mount namespace), else by name */
-	snprintf(path, sizeof path, "/proc/%d/root%s", in->pid, f.path);
+	/* the very file mapped (a library replaced since is still there: root
+	 * only), else the file as the process sees it (its mount namespace),
+	 * else by name */
+	snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", in->pid, (unsigned long long)f.base,
+		 (unsigned long long)f.end);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(path, sizeof path, "/proc/%d/root%s", in->pid, f.path);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0)
 		fd = open(f.path, O_RDONLY | O_CLOEXEC);
 	uint64_t rel = 0;
@@ -197,8 +205,8 @@ void hp_inspect_live(struct hp_inspection *in)
 		struct hp_buf b = { in->live_why, sizeof in->live_why, 0 };
 		hp_buf_printf(&b, "no %s in ", HP_LIVE_SYMBOL);
 		hp_buf_escaped(&b, f.path, 256);
-		hp_buf_printf(&b, ": %s (a library older than the live report, or replaced since the process "
-			      "started)", strerror(err));
+		hp_buf_printf(&b, ": %s%s", strerror(err), err == ENOENT ? " (a library older than the live report, "
+			      "or replaced since the process started)" : "");
 		return;
 	}
 	in->live_addr = f.base + rel;

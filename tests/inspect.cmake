@@ -58,8 +58,9 @@ foreach(B system jemalloc mimalloc)
     RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 60)
 endforeach()
 add_test(NAME inspect_self_says_hugepolicy_is_not_loaded COMMAND ${INSPECT_SH} self)
+add_test(NAME inspect_reads_the_live_report_of_a_library_replaced_on_disk COMMAND ${INSPECT_SH} replaced)
 add_test(NAME inspect_reads_the_live_report_through_proc_mem_when_process_vm_readv_is_refused
   COMMAND ${INSPECT_SH} mem $<TARGET_FILE:inspect_live_hold>)
-set_tests_properties(inspect_self_says_hugepolicy_is_not_loaded
+set_tests_properties(inspect_self_says_hugepolicy_is_not_loaded inspect_reads_the_live_report_of_a_library_replaced_on_disk
   inspect_reads_the_live_report_through_proc_mem_when_process_vm_readv_is_refused
   PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)

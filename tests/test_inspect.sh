@@ -17,6 +17,8 @@
 #   self        --self: hugepolicy is not loaded in the CLI, no report
 #   mem LIVE_HOLD  process_vm_readv refused (another real uid), /proc/PID/mem
 #               allowed (the same fs uid): the report is read through it
+#   replaced    the library file was replaced after the process loaded it:
+#               the symbol comes from the file still mapped (map_files)
 . "$(dirname "$0")/test_cli_common.sh"
 hold=$2
 case_=$3
@@ -236,6 +238,23 @@ assert h["live"]["read"] is True and h["live"]["how"] == "/proc/PID/mem", h["liv
 assert h["report"]["backend"] == "system", h["report"]
 PY
 	check "json: read through /proc/PID/mem" [ $? = 0 ]
+	stop
+	;;
+replaced)
+	[ "$(id -u)" = 0 ] || { echo "SKIP: /proc/PID/map_files needs root"; exit 77; }
+	cp "$lib" "$t/libhugepolicy.so.0"
+	start env LD_PRELOAD="$t/libhugepolicy.so.0" HUGEPOLICY_BACKEND=jemalloc
+	rm "$t/libhugepolicy.so.0" && echo "not a library" > "$t/libhugepolicy.so.0"
+	"$cli" inspect --json "$hpid" > "$t/out.json"
+	check "inspect exits 0" [ $? = 0 ]
+	python3 - "$t/out.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["hugepolicy"]
+print(h["library"], h["live"])
+assert h["library"].endswith("(deleted)") and h["live"]["read"] is True, h
+assert h["report"]["backend"] == "jemalloc", h["report"]
+PY
+	check "json: the live report of the library as loaded" [ $? = 0 ]
 	stop
 	;;
 *) echo "unknown case $case_"; exit 2 ;;
