@@ -186,8 +186,12 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 	int json = (flags & HUGEPOLICY_REPORT_JSON) != 0;
 	hp_report_gather(&r, 1);
 	hp_live_publish(&r);
-	if (json)
+	if (json) {
 		hp_buf_printf(&b, "hugepolicy-stats: {");
+	} else {
+		hp_buf_prefix(&b);
+		hp_buf_printf(&b, "report\n");
+	}
 	hp_report_compose(&r, json, &b);
 	if (json)
 		hp_buf_printf(&b, "}\n");

@@ -173,8 +173,11 @@ static void text(const struct hp_inspection *in, const struct advice *a, struct 
 		live_line(in, b);
 	}
 	hp_buf_printf(b, "\n");
-	if (in->live_state == HP_LIVE_READ)
+	if (in->live_state == HP_LIVE_READ) {
+		hp_buf_prefix_of(b, in->live.src.program, in->live.src.pid);
+		hp_buf_printf(b, "report\n");
 		hp_report_compose(&in->live.src, 0, b);
+	}
 	if (s->allocators[0])
 		hp_buf_printf(b, "allocators           %s\n", s->allocators);
 	for (int i = 0; i < in->nenv; i++) {

@@ -49,9 +49,9 @@ struct hp_report_src {
 	char thp[480];                  /* the THP switch the plan enforced, "" none */
 };
 
-/* The report's keys for r, into b: text ("hugepolicy[NAME PID]: report"
- * then "  key value" lines) or the members of one JSON object, without its
- * braces (the caller opens and closes it). */
+/* The report's keys for r, into b: text ("  key value" lines, under the
+ * caller's "hugepolicy[NAME PID]: report" line) or the members of one
+ * JSON object, without its braces (the caller opens and closes it). */
 void hp_report_compose(const struct hp_report_src *r, int json, struct hp_buf *b);
 
 /* ---- the live block ---- */

@@ -99,8 +99,6 @@ void hp_report_compose(const struct hp_report_src *r, int json, struct hp_buf *b
 		hp_buf_printf(b, ",");
 		first = 1;
 	} else {
-		hp_buf_prefix_of(b, r->program, (int)r->pid);
-		hp_buf_printf(b, "report\n");
 		hp_buf_printf(b, "  %-*s %s\n", NAME_W, "backend", st->backend);
 		hp_buf_printf(b, "  %-*s %s (asked %s): ", NAME_W, "pages", st->pages_effective, st->pages_requested);
 		hp_buf_escaped(b, r->reason, b->cap);
