@@ -100,7 +100,7 @@ static void *writer(void *arg)
 	for (int k = 1; !atomic_load(&stop); k = (k + 1) & 0xff) {
 		fill(&s, k);
 		hp_live_write(&block, &s, k, k);
-		for (volatile int i = 0; i < 1000; i++)   /* the reader gets through now and then */
+		for (volatile int i = 0; i < 100; i++)   /* the reader gets through now and then */
 			;
 	}
 	return NULL;
