@@ -98,7 +98,8 @@ struct hugepolicy_stats {
  * Initialises the library if no allocation has yet done so.
  * Thread-safe.  Cost: one read of /proc/self/smaps_rollup (tens of µs) and,
  * for jemalloc, an epoch refresh (the mallctl "epoch" idiom); for mimalloc,
- * mincore(2) over its heap (about 1 ms per GiB mapped).
+ * mincore(2) over its heap (about 1 ms per GiB mapped).  The numbers are
+ * also left in the live report `hugepolicy inspect PID` reads.
  */
 int hugepolicy_stats(struct hugepolicy_stats *st);
 

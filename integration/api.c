@@ -1,13 +1,15 @@
 /*
- * api.c - the public introspection API of hugepolicy.h (the report that
- * HUGEPOLICY_STATS prints at exit is report_keys.c's).  Numbers are read
- * back from the backend and the kernel at the moment of the call, never
- * echoed from the request (jemalloc's mallctl habit: opt.* is what took
- * effect).
+ * api.c - the public introspection API of hugepolicy.h and the report that
+ * HUGEPOLICY_STATS prints at exit: its snapshot taken here (struct
+ * hp_report_snap), its keys composed by report_keys.c, the same snapshot
+ * left in the live block (live.c).  Numbers are read back from the backend
+ * and the kernel at the moment of the call, never echoed from the request
+ * (jemalloc's mallctl habit: opt.* is what took effect).
  */
 #define _GNU_SOURCE
 #include "hp_dispatch.h"
 #include "hp_init.h"
+#include "hp_live.h"
 #include "../region/hp_region.h"
 
 #include <errno.h>
@@ -21,37 +23,10 @@ static void copy_name(char *dst, size_t cap, const char *src)
 	hp_strlcpy(dst, src, cap);
 }
 
-static void fill(struct hugepolicy_stats *st)
+/* the page layer's and the regions' counters: atomics, nothing else */
+static void counters(struct hugepolicy_stats *st)
 {
-	uint32_t size = st->size;
-	memset(st, 0, sizeof *st);
-	st->size = size;
-	st->allocated = st->active = st->metadata = HUGEPOLICY_UNKNOWN;
-	st->resident = st->mapped = st->retained = HUGEPOLICY_UNKNOWN;
-	st->rss = st->anon_huge = st->hugetlb = HUGEPOLICY_UNKNOWN;
-	copy_name(st->backend, sizeof st->backend, hugepolicy_backend());
-	copy_name(st->pages_requested, sizeof st->pages_requested, hp_pages_name(hp_rt.plan.pages_requested));
-	copy_name(st->pages_effective, sizeof st->pages_effective, hugepolicy_pages());
-	if (hp_rt.backend) {
-		hp_rt.backend->describe(st->config, sizeof st->config);
-		hp_rt.backend->stats(st);
-	}
-	struct hp_smaps sm;
-	if (hp_pages_smaps(&sm) == 0) {
-		st->rss = sm.rss;
-		st->anon_huge = sm.anon_huge;
-		st->hugetlb = sm.hugetlb;
-	}
-	struct rusage ru;
-	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		st->minor_faults = (uint64_t)ru.ru_minflt;
-		st->major_faults = (uint64_t)ru.ru_majflt;
-		st->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
-		/* ru_maxrss is the high-water mark as of the kernel's last update
-		 * of it, which can lag behind the Rss just read */
-		if (st->peak_rss < st->rss)
-			st->peak_rss = st->rss;
-	}
+	st->hugetlb_blocks = st->hugetlb_bytes = st->hugetlb_fallbacks = st->hugetlb_fallback_bytes = 0;
 	for (int owner = 0; owner < HP_TLB_OWNERS; owner++) {
 		struct hp_tlb_counts c;
 		hp_tlb_counts(owner, &c);
@@ -70,6 +45,43 @@ static void fill(struct hugepolicy_stats *st)
 	st->region_stepped_down = rs.stepped_down;
 }
 
+/* numbers 0: the allocator's and the process's numbers left unknown (they
+ * cost a read of smaps_rollup, and the backend's own walk) */
+static void fill(struct hugepolicy_stats *st, int numbers)
+{
+	uint32_t size = st->size;
+	memset(st, 0, sizeof *st);
+	st->size = size;
+	st->allocated = st->active = st->metadata = HUGEPOLICY_UNKNOWN;
+	st->resident = st->mapped = st->retained = HUGEPOLICY_UNKNOWN;
+	st->rss = st->anon_huge = st->hugetlb = HUGEPOLICY_UNKNOWN;
+	copy_name(st->backend, sizeof st->backend, hugepolicy_backend());
+	copy_name(st->pages_requested, sizeof st->pages_requested, hp_pages_name(hp_rt.plan.pages_requested));
+	copy_name(st->pages_effective, sizeof st->pages_effective, hugepolicy_pages());
+	st->minor_faults = st->major_faults = st->peak_rss = HUGEPOLICY_UNKNOWN;
+	if (hp_rt.backend)
+		hp_rt.backend->describe(st->config, sizeof st->config);
+	if (hp_rt.backend && numbers)
+		hp_rt.backend->stats(st);
+	struct hp_rollup sm;
+	if (numbers && hp_pages_smaps(&sm) == 0) {
+		st->rss = sm.rss;
+		st->anon_huge = sm.anon_huge;
+		st->hugetlb = sm.hugetlb;
+	}
+	struct rusage ru;
+	if (numbers && getrusage(RUSAGE_SELF, &ru) == 0) {
+		st->minor_faults = (uint64_t)ru.ru_minflt;
+		st->major_faults = (uint64_t)ru.ru_majflt;
+		st->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
+		/* ru_maxrss is the high-water mark as of the kernel's last update
+		 * of it, which can lag behind the Rss just read */
+		if (st->peak_rss < st->rss)
+			st->peak_rss = st->rss;
+	}
+	counters(st);
+}
+
 HP_EXPORT int hugepolicy_stats(struct hugepolicy_stats *st)
 {
 	if (!st || st->size < offsetof(struct hugepolicy_stats, allocated))
@@ -77,7 +89,8 @@ HP_EXPORT int hugepolicy_stats(struct hugepolicy_stats *st)
 	hp_init();
 	struct hugepolicy_stats full;
 	full.size = sizeof full;
-	fill(&full);
+	fill(&full, 1);
+	hp_live_stats(&full);
 	size_t n = st->size < sizeof full ? st->size : sizeof full;
 	full.size = st->size;
 	memcpy(st, &full, n);
@@ -102,9 +115,78 @@ HP_EXPORT const char *hugepolicy_pages(void)
 	return hp_pages_name(hp_rt.plan.pages);
 }
 
+/* ---- the report ---- */
+
+void hp_report_snap_self(struct hp_report_snap *s)
+{
+	s->pid = (int)getpid();
+	hp_strlcpy(s->program, hp_program(), sizeof s->program);
+	hp_strlcpy(s->version, hugepolicy_version(), sizeof s->version);
+	hp_strlcpy(s->backend, hp_rt.backend ? hp_rt.backend->name : "none", sizeof s->backend);
+	hp_strlcpy(s->backend_source, hp_rt.backend_source ? hp_rt.backend_source : "", sizeof s->backend_source);
+	hp_strlcpy(s->log, hp_rt.opt.log ? hp_rt.opt.log : "", sizeof s->log);
+	/* no pointers: the snapshot goes to another process whole */
+	s->opt = hp_rt.opt;
+	s->opt.log = s->opt.user_malloc_conf = s->opt.user_mi_large = s->opt.user_mi_reserve = NULL;
+	s->plan = hp_rt.plan;
+	s->plan.user_malloc_conf = s->plan.user_mi_large = s->plan.user_mi_reserve = NULL;
+	memset(&s->bs, 0, sizeof s->bs);
+	if (hp_rt.backend)
+		hp_rt.backend->settings(&s->bs);
+	s->have = s->bs.have;
+	hp_report_snap_counters(s);
+	hp_promote_read(&s->promote);   /* resident too (mincore) */
+}
+
+void hp_report_snap_counters(struct hp_report_snap *s)
+{
+	counters(&s->st);
+	s->npools = hp_tlb_sizes(s->pools, HP_REPORT_POOLS);
+	hp_promote_counters(&s->promote);
+	hp_fork_read(&s->fork);
+	memset(&s->fault, 0, sizeof s->fault);
+	s->have &= ~HP_SNAP_FAULT;
+	if (hp_rt.backend && hp_rt.plan.adapt != HP_ADAPT_OFF) {
+		hp_fault_cost_read(&s->fault);
+		s->have |= HP_SNAP_FAULT;
+	}
+}
+
+void hp_report_snap_start(struct hp_report_snap *s)
+{
+	memset(s, 0, sizeof *s);
+	s->st.size = sizeof s->st;
+	fill(&s->st, 0);
+	hp_report_snap_self(s);
+}
+
+
+HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
+{
+	char text[16384];
+	struct hp_buf b = { text, sizeof text, 0 };
+	struct hp_report_snap s;
+	int json = (flags & HUGEPOLICY_REPORT_JSON) != 0;
+	s.st.size = sizeof s.st;
+	hugepolicy_stats(&s.st);
+	hp_report_snap_self(&s);
+	hp_live_publish(&s);
+	if (json) {
+		hp_buf_printf(&b, "hugepolicy-stats: {");
+	} else {
+		/* every line of the report stays one line: the values escaped */
+		hp_buf_prefix(&b);
+		hp_buf_printf(&b, "report\n");
+	}
+	hp_report_keys(&s, json, &b);
+	if (json)
+		hp_buf_printf(&b, "}\n");
+	return hp_write_all(fd, text, b.len);
+}
+
 void hp_say_obtained(void)
 {
-	struct hp_smaps sm;
+	struct hp_rollup sm;
 	if (hp_pages_smaps(&sm) != 0)
 		return;
 	hp_say("at exit: AnonHugePages %llu kB, Hugetlb %llu kB, Rss %llu kB",

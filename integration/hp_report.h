@@ -20,13 +20,17 @@
  * them are set (HP_BS_* of the backend's settings, and these) */
 enum { HP_SNAP_FAULT = 1u << 16 };
 
+/* Plain data, no pointers (opt's and plan's are NULL in it): the live
+ * block (hp_live.h) carries it whole to another process. */
 struct hp_report_snap {
 	unsigned have;                  /* HP_BS_* | HP_SNAP_* */
 	int pid;
-	const char *program;
-	const char *backend;            /* in force: "system", ...; "none" before start-up */
-	const char *backend_source;     /* "HUGEPOLICY_BACKEND", "default", "fallback", "" */
-	struct hp_options opt;          /* as they took effect (opt.log points into the runtime) */
+	char program[64];
+	char version[80];               /* hugepolicy_version() */
+	char backend[16];               /* in force: "system", ...; "none" before start-up */
+	char backend_source[32];        /* "HUGEPOLICY_BACKEND", "default", "fallback", "" */
+	char log[HP_LOG_PATH_MAX];      /* opt.log */
+	struct hp_options opt;          /* as they took effect */
 	struct hp_plan plan;
 	struct hugepolicy_stats st;
 	struct hp_backend_settings bs;
@@ -37,11 +41,16 @@ struct hp_report_snap {
 	struct hp_fault_cost_report fault;
 };
 
-/* What this process knows now (the caller's st: hugepolicy_stats'). */
+/* What this process knows now (api.c; the caller's st: hugepolicy_stats'). */
 void hp_report_snap_self(struct hp_report_snap *s);
+/* ... only what its counters say (the page layer's, the regions', the
+ * promotion's, fork's, the fault costs'): atomics and the page layer's
+ * own lock, no allocation, no mincore(2), no file read */
+void hp_report_snap_counters(struct hp_report_snap *s);
 /* Every key of s, in the table's order: "  name value\n" lines (values
  * escaped: one line each), or JSON members "\"name\":value" joined by
- * commas, without braces. */
+ * commas, without braces.  report_keys.c: linked by the library and the
+ * CLI (`hugepolicy inspect`), which composes another process's. */
 void hp_report_keys(const struct hp_report_snap *s, int json, struct hp_buf *b);
 
 #endif

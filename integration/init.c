@@ -234,6 +234,7 @@ const struct hp_alloc_ops *hp_init(void)
 		start_up();
 		atomic_store_explicit(&state, STATE_READY, memory_order_release);
 		say_decisions();
+		hp_live_start();
 		/* and the backend's own lazy start at its first allocation (mimalloc
 		 * probes /sys for NUMA nodes): now, inside the saved errno */
 		const struct hp_alloc_ops *o = hp_ops();

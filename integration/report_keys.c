@@ -18,17 +18,16 @@
  * the same keys in both; adding a key is adding a row (and its line in
  * hugepolicy(7), which tests/test_report_keys.py checks); a row whose
  * name holds <size> gives one key per instance.  Uses fixed buffers and no
- * malloc: the report may run inside the host's last free.
+ * malloc: the report may run inside the host's last free.  Reads only the
+ * snapshot (hp_report.h), never the process: `hugepolicy inspect` composes
+ * another process's live report with this same table.
  */
 #define _GNU_SOURCE
-#include "hp_dispatch.h"
 #include "hp_report.h"
-#include "../region/hp_region.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 enum { NUM, INT, STR, BOOL };
 
@@ -58,8 +57,6 @@ struct key {
 #define GETTER(fn) static void fn(const struct hp_report_snap *s, int i, struct value *v, char *tmp, size_t cap)
 #define UNUSED (void)s; (void)i; (void)tmp; (void)cap
 
-GETTER(g_program) { UNUSED; v->str = s->program; }
-GETTER(g_version) { UNUSED; v->str = hugepolicy_version(); }
 GETTER(g_pid) { UNUSED; v->num = (uint64_t)s->pid; }
 GETTER(g_opt_backend) { UNUSED; v->str = hp_backend_name(s->opt.backend); }
 GETTER(g_opt_pages) { UNUSED; v->str = hp_pages_name(s->opt.pages); }
@@ -69,7 +66,6 @@ GETTER(g_opt_stats)
 	UNUSED;
 	v->str = s->opt.stats == HP_STATS_JSON ? "json" : s->opt.stats == HP_STATS_TEXT ? "text" : "off";
 }
-GETTER(g_opt_log) { UNUSED; v->str = s->opt.log ? s->opt.log : ""; }
 GETTER(g_opt_fork) { UNUSED; v->str = s->opt.fork_copy ? "copy" : "inherit"; }
 GETTER(g_opt_report_pid) { UNUSED; v->num = (uint64_t)s->opt.report_pid; }
 GETTER(g_opt_fault_cost)
@@ -93,8 +89,6 @@ GETTER(g_opt_report_stderr)
 		hp_strlcpy(tmp, s->opt.report_stderr == HP_STDERR_NONE ? "none" : "", cap);
 	v->str = tmp;
 }
-GETTER(g_backend) { UNUSED; v->str = s->backend; }
-GETTER(g_backend_source) { UNUSED; v->str = s->backend_source; }
 GETTER(g_pages) { UNUSED; v->str = hp_pages_name(s->plan.pages); }
 GETTER(g_thp_scope) { UNUSED; v->str = s->plan.thp_scope == HP_THP_ALL ? "all" : "large"; }
 GETTER(g_thp_available) { UNUSED; v->yes = s->plan.thp_available; }
@@ -169,8 +163,8 @@ GETTER(g_fault_thp_ns) { UNUSED; v->num = s->fault.costs.thp_ns ? s->fault.costs
 
 static const struct key keys[] = {
 	GET(NUM, "pid", g_pid, 0),
-	GET(STR, "program", g_program, 0),
-	GET(STR, "version", g_version, 0),
+	FIELD(STR, "program", program, 0),
+	FIELD(STR, "version", version, 0),
 
 	GET(STR, "opt.backend", g_opt_backend, 0),
 	GET(STR, "opt.pages", g_opt_pages, 0),
@@ -178,7 +172,7 @@ static const struct key keys[] = {
 	FIELD(NUM, "opt.reserve", opt.reserve, 0),
 	GET(BOOL, "opt.verbose", g_opt_verbose, 0),
 	GET(STR, "opt.stats", g_opt_stats, 0),
-	GET(STR, "opt.log", g_opt_log, 0),
+	FIELD(STR, "opt.log", log, 0),
 	GET(STR, "opt.fork", g_opt_fork, 0),
 	GET(NUM, "opt.report_pid", g_opt_report_pid, 0),
 	FIELD(NUM, "opt.hugetlb_size", opt.hugetlb_size, 0),
@@ -186,8 +180,8 @@ static const struct key keys[] = {
 	GET(STR, "opt.fault_cost", g_opt_fault_cost, 0),
 	GET(STR, "opt.report_stderr", g_opt_report_stderr, 0),
 
-	GET(STR, "plan.backend", g_backend, 0),
-	GET(STR, "plan.backend_reason", g_backend_source, 0),
+	FIELD(STR, "plan.backend", backend, 0),
+	FIELD(STR, "plan.backend_reason", backend_source, 0),
 	GET(STR, "plan.pages", g_pages, 0),
 	FIELD(STR, "plan.pages_reason", plan.pages_reason, 0),
 	GET(STR, "plan.thp_scope", g_thp_scope, 0),
@@ -305,28 +299,6 @@ static const struct key keys[] = {
 	FIELD(NUM, "region.stepped_down", st.region_stepped_down, 0),
 };
 
-void hp_report_snap_self(struct hp_report_snap *s)
-{
-	s->pid = (int)getpid();
-	s->program = hp_program();
-	s->backend = hp_rt.backend ? hp_rt.backend->name : "none";
-	s->backend_source = hp_rt.backend_source ? hp_rt.backend_source : "";
-	s->opt = hp_rt.opt;
-	s->plan = hp_rt.plan;
-	memset(&s->bs, 0, sizeof s->bs);
-	if (hp_rt.backend)
-		hp_rt.backend->settings(&s->bs);
-	s->have = s->bs.have;
-	s->npools = hp_tlb_sizes(s->pools, HP_REPORT_POOLS);
-	hp_promote_read(&s->promote);
-	hp_fork_read(&s->fork);
-	memset(&s->fault, 0, sizeof s->fault);
-	if (hp_rt.backend && hp_rt.plan.adapt != HP_ADAPT_OFF) {
-		hp_fault_cost_read(&s->fault);
-		s->have |= HP_SNAP_FAULT;
-	}
-}
-
 /* the text report's name column */
 #define NAME_W 41
 
@@ -399,26 +371,4 @@ void hp_report_keys(const struct hp_report_snap *s, int json, struct hp_buf *b)
 			put(b, name, &v, json, &first);
 		}
 	}
-}
-
-HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
-{
-	char text[16384];
-	struct hp_buf b = { text, sizeof text, 0 };
-	struct hp_report_snap s;
-	int json = (flags & HUGEPOLICY_REPORT_JSON) != 0;
-	s.st.size = sizeof s.st;
-	hugepolicy_stats(&s.st);
-	hp_report_snap_self(&s);
-	if (json) {
-		hp_buf_printf(&b, "hugepolicy-stats: {");
-	} else {
-		/* every line of the report stays one line: the values escaped */
-		hp_buf_prefix(&b);
-		hp_buf_printf(&b, "report\n");
-	}
-	hp_report_keys(&s, json, &b);
-	if (json)
-		hp_buf_printf(&b, "}\n");
-	return hp_write_all(fd, text, b.len);
 }

@@ -160,6 +160,7 @@ static void sample(size_t now, int force)
 	atomic_fetch_add(&samples, 1);
 	atomic_store(&last_resident, r);
 	atomic_store(&last_mapped, now);
+	hp_live_changed();      /* the sampler's tick: the live report's counters too */
 	if (hp_promote_decide(min_resident, r, now, NULL, 0) != HP_PROMOTE_NOW)
 		return;
 	if (!costs_allow(r, now)) {
@@ -240,18 +241,7 @@ void hp_promote_unmapped(void *p, size_t len)
 		;
 }
 
-static const char *const state_names[] = {
-	[HP_PROMOTE_STATE_OFF] = "off", [HP_PROMOTE_STATE_UNSAMPLED] = "unsampled",
-	[HP_PROMOTE_STATE_WAITING] = "waiting", [HP_PROMOTE_STATE_HELD] = "held",
-	[HP_PROMOTE_STATE_PROMOTED] = "promoted", [HP_PROMOTE_STATE_PAUSED] = "paused",
-};
-
-const char *hp_promote_state_name(int state)
-{
-	return state >= 0 && state <= HP_PROMOTE_STATE_PAUSED ? state_names[state] : "?";
-}
-
-void hp_promote_read(struct hp_promote_report *r)
+void hp_promote_counters(struct hp_promote_report *r)
 {
 	r->min = min_resident;
 	r->samples = atomic_load(&samples);
@@ -262,7 +252,6 @@ void hp_promote_read(struct hp_promote_report *r)
 	r->advised = atomic_load(&advised);
 	r->pauses = atomic_load(&pauses);
 	r->mapped = atomic_load(&mapped);
-	r->resident = 0;
 	r->reason[0] = '\0';
 	hp_strlcpy(r->cost_reason, cost_why, sizeof r->cost_reason);
 	if (!min_resident) {
@@ -270,12 +259,6 @@ void hp_promote_read(struct hp_promote_report *r)
 		hp_strlcpy(r->reason, plan_reason, sizeof r->reason);
 		return;
 	}
-	/* what the heap holds now, so that a heap filled later is not
-	 * described by its sparse past (the verdict is the last sample's: the
-	 * heap is sampled as it grows) */
-	int saved = errno;
-	r->resident = heap_resident();
-	errno = saved;
 	if (atomic_load(&promoted)) {
 		r->state = atomic_load(&paused) ? HP_PROMOTE_STATE_PAUSED : HP_PROMOTE_STATE_PROMOTED;
 		hp_promote_decide(min_resident, r->at_resident, r->at_mapped, r->reason, sizeof r->reason);
@@ -293,6 +276,20 @@ void hp_promote_read(struct hp_promote_report *r)
 		r->state = HP_PROMOTE_STATE_UNSAMPLED;
 		hp_strlcpy(r->reason, "not sampled: nothing mapped", sizeof r->reason);
 	}
+}
+
+void hp_promote_read(struct hp_promote_report *r)
+{
+	r->resident = 0;
+	hp_promote_counters(r);
+	if (!min_resident)
+		return;
+	/* what the heap holds now, so that a heap filled later is not
+	 * described by its sparse past (the verdict is the last sample's: the
+	 * heap is sampled as it grows) */
+	int saved = errno;
+	r->resident = heap_resident();
+	errno = saved;
 }
 
 void hp_promote_describe(struct hp_buf *b)

@@ -109,8 +109,8 @@ void *hp_pages_map_anon_aligned(size_t len, int thp);
 
 /* Process numbers from /proc/self/smaps_rollup: Rss, AnonHugePages,
  * Private_Hugetlb + Shared_Hugetlb (bytes).  0 on success, errno else. */
-struct hp_smaps { uint64_t rss, anon_huge, hugetlb, shared_hugetlb; };
-int hp_pages_smaps(struct hp_smaps *out);
+struct hp_rollup { uint64_t rss, anon_huge, hugetlb, shared_hugetlb; };
+int hp_pages_smaps(struct hp_rollup *out);
 
 /* ---- THP for blocks >= threshold, in front of any backend (thp_large.c) ---- */
 /* What the wrapper must know about the backend to advise before first touch. */
@@ -286,15 +286,8 @@ void hp_promote_unmapped(void *p, size_t len);
 int hp_promote_active(void);
 void hp_promote_poll(void);                    /* a big block came: sample now and then */
 void hp_promote_describe(struct hp_buf *b);     /* "; heap promotion: ..." */
-/* What the promotion did so far (the promote.* keys of the report). */
-enum hp_promote_state {
-	HP_PROMOTE_STATE_OFF,           /* not for this plan: reason = the plan's */
-	HP_PROMOTE_STATE_UNSAMPLED,     /* the allocator mapped nothing yet */
-	HP_PROMOTE_STATE_WAITING,       /* the last sample found the heap small or sparse */
-	HP_PROMOTE_STATE_HELD,          /* large and dense, but THP faults cost more here */
-	HP_PROMOTE_STATE_PROMOTED,      /* new memory advised MADV_HUGEPAGE */
-	HP_PROMOTE_STATE_PAUSED,        /* promoted, advice paused while THP faults cost more */
-};
+/* What the promotion did so far (the promote.* keys of the report;
+ * state: enum hp_promote_state, policy/hp_policy.h). */
 struct hp_promote_report {
 	int state;                      /* enum hp_promote_state */
 	uint64_t min;                   /* bytes resident that promote (0: never) */
@@ -308,7 +301,8 @@ struct hp_promote_report {
 	char cost_reason[160];          /* the fault costs that held or paused it, "" if none did */
 };
 void hp_promote_read(struct hp_promote_report *r);
-const char *hp_promote_state_name(int state);  /* "off", "unsampled", "waiting", ... */
+/* ... all but resident (left as it is): atomics, no mincore(2), no lock */
+void hp_promote_counters(struct hp_promote_report *r);
 #pragma GCC visibility pop
 
 #endif
