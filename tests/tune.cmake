@@ -36,10 +36,14 @@ foreach(C IN ITEMS
   add_test(NAME ${NAME} COMMAND ${TUNE_SH} ${CASE})
   list(APPEND TUNE_TESTS ${NAME})
 endforeach()
+# tune runs every hugetlb configuration whenever the pool has room, so a
+# pool another test set up for itself would be drained: every tune test
+# holds the pool lock
 set_tests_properties(${TUNE_TESTS} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
-  ENVIRONMENT "HUGEPOLICY_LIBRARY=;HUGEPOLICY_REPORT_PID=;HUGEPOLICY_REPORT_STDERR=;LD_PRELOAD=")
+  RESOURCE_LOCK hugetlb_pool ENVIRONMENT "HUGEPOLICY_LIBRARY=;HUGEPOLICY_REPORT_PID=;HUGEPOLICY_REPORT_STDERR=;LD_PRELOAD=")
 # the THP tests switch `enabled`: the held buffer needs it as it is
-set_tests_properties(tune_measures_peak_memory_and_huge_pages_of_the_command PROPERTIES RESOURCE_LOCK thp_enabled)
+set_tests_properties(tune_measures_peak_memory_and_huge_pages_of_the_command PROPERTIES
+  RESOURCE_LOCK "hugetlb_pool;thp_enabled")
 # the pool by a delta, given back (tests/hugetlb_pool.sh); without it, skipped
 add_test(NAME tune_runs_hugetlb_where_the_pool_has_room_and_counts_its_pages
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_pool.sh 40 ${TUNE_SH} pool)
