@@ -161,16 +161,19 @@ void hp_report_snap_start(struct hp_report_snap *s)
 }
 
 
-HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
+void hp_report_gather(struct hp_report_snap *s)
+{
+	s->st.size = sizeof s->st;
+	hugepolicy_stats(&s->st);
+	hp_report_snap_self(s);
+	hp_live_publish(s);
+}
+
+int hp_report_emit(int fd, unsigned flags, const struct hp_report_snap *s)
 {
 	char text[16384];
 	struct hp_buf b = { text, sizeof text, 0 };
-	struct hp_report_snap s;
 	int json = (flags & HUGEPOLICY_REPORT_JSON) != 0;
-	s.st.size = sizeof s.st;
-	hugepolicy_stats(&s.st);
-	hp_report_snap_self(&s);
-	hp_live_publish(&s);
 	if (json) {
 		hp_buf_printf(&b, "hugepolicy-stats: {");
 	} else {
@@ -178,10 +181,17 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 		hp_buf_prefix(&b);
 		hp_buf_printf(&b, "report\n");
 	}
-	hp_report_keys(&s, json, &b);
+	hp_report_keys(s, json, &b);
 	if (json)
 		hp_buf_printf(&b, "}\n");
 	return hp_write_all(fd, text, b.len);
+}
+
+HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
+{
+	struct hp_report_snap s;
+	hp_report_gather(&s);
+	return hp_report_emit(fd, flags, &s);
 }
 
 void hp_say_obtained(void)

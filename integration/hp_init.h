@@ -11,6 +11,7 @@ struct hp_runtime {
 	const struct hp_backend *backend;   /* NULL until start-up succeeded */
 	const char *backend_source;         /* "HUGEPOLICY_BACKEND", "default", "fallback" */
 	int report_pid;                     /* HUGEPOLICY_REPORT_PID: the process that reports, 0 any */
+	int start_pid;                      /* the process that ran start-up (a fork()ed child has another) */
 	struct hp_options opt;              /* the options as they took effect (the opt.* keys) */
 	char log[HP_LOG_PATH_MAX];          /* opt.log's copy: the environment may change */
 };

@@ -47,6 +47,11 @@ void hp_report_snap_self(struct hp_report_snap *s);
  * promotion's, fork's, the fault costs'): atomics and the page layer's
  * own lock, no allocation, no mincore(2), no file read */
 void hp_report_snap_counters(struct hp_report_snap *s);
+/* hugepolicy_report in two steps (api.c): the figures - the backend's
+ * walk, smaps_rollup, the counters; published to the live block - then
+ * the text, written whole to fd (0, or an errno) */
+void hp_report_gather(struct hp_report_snap *s);
+int hp_report_emit(int fd, unsigned flags, const struct hp_report_snap *s);
 /* Every key of s, in the table's order: "  name value\n" lines (values
  * escaped: one line each), or JSON members "\"name\":value" joined by
  * commas, without braces.  report_keys.c: linked by the library and the

@@ -11,7 +11,7 @@
  * Reports come from one process: with HUGEPOLICY_REPORT_PID set (`hugepolicy
  * run` sets the pid of the command it execs), every other process - the
  * command's children, forked or exec'ed - keeps the policy but prints no
- * verbose line and no exit report.  And a second copy of libhugepolicy in
+ * verbose line and no exit report (exit.c).  And a second copy of libhugepolicy in
  * the same process (two paths in LD_PRELOAD) stays inert: the dynamic linker
  * binds malloc to the first copy, so the second one's constructor sees that
  * the malloc in force belongs to another hugepolicy and does not start up.
@@ -154,6 +154,7 @@ static void start_up(void)
 		hp_options_read(&o, env_get);
 	}
 	hp_rt.report_pid = o.report_pid;
+	hp_rt.start_pid = getpid();
 	if (o.report_pid && o.report_pid != getpid()) {
 		o.verbose = 0;          /* not the process that reports: policy only */
 		o.stats = HP_STATS_NONE;
@@ -307,26 +308,4 @@ __attribute__((constructor)) static void hp_constructor(void)
 	const char *preload = getenv("LD_PRELOAD");
 	if (preload && *preload && hp_log_tree_export(value, sizeof value))     /* a (sub)tree starts here */
 		export_tree_stderr(value);
-}
-
-__attribute__((destructor)) static void hp_destructor(void)
-{
-	if (!hp_ready())
-		return;
-	if (hp_rt.report_pid && hp_rt.report_pid != getpid())
-		return;                 /* a fork()ed child of the reporting process */
-	if (hp_rt.plan.stats != HP_STATS_NONE) {
-		/* HUGEPOLICY_LOG, or fd 2 only while it is still our stderr: a
-		 * host that closed it may have a data file there now (log.c) */
-		unsigned flags = hp_rt.plan.stats == HP_STATS_JSON ? HUGEPOLICY_REPORT_JSON : 0;
-		int opened, fd = hp_log_open(&opened);
-		if (fd >= 0) {
-			int rc = hugepolicy_report(fd, flags);
-			hp_log_close(fd, opened);
-			if (rc != 0 && opened && (fd = hp_log_write_failed(rc)) >= 0)
-				hugepolicy_report(fd, flags);   /* the log refused it */
-		}
-	} else if (hp_rt.plan.verbose) {
-		hp_say_obtained();      /* hp_say goes through the same sink */
-	}
 }

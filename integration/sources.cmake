@@ -1,6 +1,6 @@
 # integration/: start-up, the malloc/new entry points, the public API, the CLI
 set(HP_INTEGRATION_SOURCES
-  integration/boot.c integration/init.c integration/malloc.c integration/fork.c
+  integration/boot.c integration/init.c integration/malloc.c integration/fork.c integration/exit.c
   integration/newdelete.c integration/cxx_runtime.c integration/api.c integration/report_keys.c integration/glibc_api.c
   integration/version.c integration/live.c integration/live_block.c)
 set(HP_CLI_SOURCES integration/cli.c integration/cli_probe.c integration/cli_run.c

@@ -28,6 +28,8 @@ set_tests_properties(man7_documents_only_report_keys_the_library_has PROPERTIES
   RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
 add_test(NAME exit_report_reaches_stderr_when_the_program_closes_it_first
   COMMAND ${REPORT_SH} exit-closed ${CMAKE_BINARY_DIR} ${Python3_EXECUTABLE})
+add_test(NAME exit_report_of_a_process_that_ends_by_underscore_exit_or_quick_exit
+  COMMAND ${REPORT_SH} exit-skips ${CMAKE_BINARY_DIR})
 add_test(NAME long_backend_variables_are_cut_and_the_sentence_kept COMMAND ${REPORT_SH} long-values ${CMAKE_BINARY_DIR})
 add_test(NAME hugepolicy_log_gets_every_line_and_the_report COMMAND ${REPORT_SH} log ${CMAKE_BINARY_DIR})
 add_test(NAME bad_env_values_with_control_bytes_print_one_whole_line_each COMMAND ${REPORT_SH} env ${CMAKE_BINARY_DIR})
@@ -57,3 +59,20 @@ set_tests_properties(mimalloc_refused_reservation_says_the_rounded_size PROPERTI
   ENVIRONMENT "HUGEPOLICY_BACKEND=mimalloc;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_RESERVE=1048592M;HUGEPOLICY_STATS=1"
   PASS_REGULAR_EXPRESSION "reservation of 1099511627776 B \\(HUGEPOLICY_RESERVE rounded down to whole 32 MiB segments\\) from the 2 MiB pool failed: "
   RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
+# white box (tests/test_exit_guard.c): _exit where the report's figures
+# cannot be had (a lock held in the interrupted code) ends the process
+add_executable(test_exit_guard test_exit_guard.c $<TARGET_OBJECTS:hugepolicy_objs> $<TARGET_OBJECTS:hp_policy>)
+add_dependencies(test_exit_guard hpje_archive)
+target_include_directories(test_exit_guard PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(test_exit_guard PRIVATE ${HPJE_DIR}/libhpje.a dl m pthread)
+add_test(NAME exit_report_that_cannot_gather_its_figures_says_so_and_the_process_ends
+  COMMAND sh -c "s=$(date +%s); HUGEPOLICY_STATS=json \"$0\" blocked 2>\"$1\"; rc=$?; t=$(($(date +%s) - s)); cat \"$1\";
+    echo \"status $rc after $t s\"; [ $rc -eq 7 ] && [ $t -le 6 ] && [ $(grep -c 'no exit report: its figures did not come within 2 s' \"$1\") -eq 1 ] &&
+    ! grep -q hugepolicy-stats \"$1\""
+  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_blocked.err)
+add_test(NAME exit_report_under_the_guard_is_whole_when_the_figures_come
+  COMMAND sh -c "HUGEPOLICY_STATS=json \"$0\" free 2>\"$1\"; rc=$?; echo \"status $rc\";
+    [ $rc -eq 7 ] && [ $(grep -c '^hugepolicy-stats: {.*}$' \"$1\") -eq 1 ] && ! grep -q 'no exit report' \"$1\""
+  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_free.err)
+set_tests_properties(exit_report_that_cannot_gather_its_figures_says_so_and_the_process_ends
+  exit_report_under_the_guard_is_whole_when_the_figures_come PROPERTIES TIMEOUT 30)

@@ -24,6 +24,10 @@
 #                       ls, cat, head, cp) still print the one report asked
 #                       for; a forked child that does not report holds no
 #                       copy of stderr (a pipe reader is not kept waiting)
+#   exit-skips BUILD    a process that ends by _exit, _Exit or quick_exit
+#                       (dash does, for every script) prints the one report
+#                       asked for, with its exit status kept; its fork()ed
+#                       and vfork()ed children that _exit print none
 #   long-values BUILD   a long MIMALLOC_LARGE_OS_PAGES or MALLOC_CONF is cut
 #                       in hugepolicy's line, and the sentence ends whole
 set -u
@@ -256,6 +260,40 @@ print(pid)' 2>&1)
 	[ -n "$child" ] && kill "$child" 2>/dev/null
 	check "the capture ended in ${took} s, before the forked child (it holds no copy of stderr)" [ "$took" -lt 10 ]
 	check "... and python3's report came" [ "$(echo "$out" | grep -c '^hugepolicy-stats: {')" -eq 1 ]
+	;;
+exit-skips)
+	cli="$build/hugepolicy"
+	reports() { grep -c '^hugepolicy-stats: {' "$err"; }
+	for how in _exit:5 _Exit:6 quick_exit:7 fork:8 vfork:9; do
+		"$cli" run --stats json -- "$host" end "${how%:*}" >"$dir/out" 2>"$err"
+		rc=$?
+		check "end by ${how%:*}: exit status ${how#*:} (got $rc)" [ "$rc" -eq "${how#*:}" ]
+		check "... one JSON report (got $(reports))" [ "$(reports)" -eq 1 ]
+		check "... the host's" grep -q '"program":"test_report_host"' "$err"
+		[ "${how%:*}" = quick_exit ] && check "quick_exit's handler still runs" grep -qx quick-exit-handler "$dir/out"
+	done
+	HUGEPOLICY_STATS=json LD_PRELOAD="$build/libhugepolicy.so.0" "$host" end fork 2>"$err"
+	check "LD_PRELOAD, no reporting pid: the child that _exits prints none (got $(reports))" [ "$(reports)" -eq 1 ]
+	# a shell that ends by _exit: /bin/sh (dash on Debian), dash and busybox where installed
+	for sh in /bin/sh $(command -v dash) $(command -v busybox | sed 's/$/ sh/'); do
+		"$cli" run --stats json -- $sh -c : 2>"$err"
+		check "run --stats json -- $sh -c : one report (got $(reports))" [ "$(reports)" -eq 1 ]
+		"$cli" run --stats json -- $sh -c "'$host' >/dev/null; true" 2>"$err"
+		check "run --stats json -- $sh -c 'host; true': one report, the shell's (got $(reports))" \
+			[ "$(reports)" -eq 1 ] && check "... the shell's" grep -q '"program":"[a-z]*sh' "$err"
+		"$cli" run --verbose -- $sh -c : 2>"$err"
+		check "run --verbose -- $sh -c : the 'at exit' line" [ "$(grep -c ': at exit: ' "$err")" -eq 1 ]
+		HUGEPOLICY_STATS=json LD_PRELOAD="$build/libhugepolicy.so.0" $sh -c 'exit 4' 2>"$err"
+		rc=$?
+		check "LD_PRELOAD, $sh -c 'exit 4': status 4 (got $rc), one report (got $(reports))" \
+			[ "$rc" -eq 4 ] && [ "$(reports)" -eq 1 ]
+	done
+	printf '#!/bin/sh\n"%s" >/dev/null\nexit 3\n' "$host" >"$dir/script.sh"
+	chmod +x "$dir/script.sh"
+	"$cli" run --stats -- "$dir/script.sh" 2>"$err"
+	rc=$?
+	check "a #!/bin/sh script: status 3 (got $rc), the text report, whole" [ "$rc" -eq 3 ] &&
+		[ "$(grep -c ': report$' "$err")" -eq 1 ]
 	;;
 long-values)
 	long=$(head -c 2000 /dev/zero | tr '\0' x)

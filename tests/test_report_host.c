@@ -10,6 +10,11 @@
  *                                     its stderr
  *   test_report_host fds              print "pid N fds M backend B": M = open
  *                                     fds >= 3 (hugepolicy must keep none)
+ *   test_report_host end HOW          end by HOW: _exit (status 5), _Exit (6), quick_exit (7,
+ *                                     its handler prints "quick-exit-handler"),
+ *                                     fork (a child that _exits 0, then
+ *                                     _exit(8)), vfork (the same by vfork,
+ *                                     then return 9)
  *   test_report_host                  allocate a little and exit
  * Each mode allocates (8 MiB touched, and small blocks) so there is something
  * to report.  Exit status 0, or 3 when the set-up itself failed. */
@@ -21,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void allocate(void)
@@ -47,6 +53,41 @@ static int open_fds(void)
 	}
 	closedir(d);
 	return n;
+}
+
+static void quick_exit_handler(void)
+{
+	printf("quick-exit-handler\n");
+	fflush(stdout);
+}
+
+static int end(const char *how)
+{
+	pid_t child;
+	if (strcmp(how, "_exit") == 0)
+		_exit(5);
+	if (strcmp(how, "_Exit") == 0)
+		_Exit(6);
+	if (strcmp(how, "quick_exit") == 0) {
+		if (at_quick_exit(quick_exit_handler) != 0)
+			return 3;
+		quick_exit(7);
+	}
+	if (strcmp(how, "fork") == 0) {
+		if ((child = fork()) == 0)
+			_exit(0);
+		if (child < 0 || waitpid(child, NULL, 0) != child)
+			return 3;
+		_exit(8);
+	}
+	if (strcmp(how, "vfork") == 0) {
+		if ((child = vfork()) == 0)
+			_exit(0);
+		if (child < 0 || waitpid(child, NULL, 0) != child)
+			return 3;
+		return 9;
+	}
+	return 3;
 }
 
 int main(int argc, char **argv)
@@ -76,6 +117,8 @@ int main(int argc, char **argv)
 			return 3;
 		return write(fd, "DATA\n", 5) == 5 ? 0 : 3;
 	}
+	if (argc == 3 && strcmp(argv[1], "end") == 0)
+		return end(argv[2]);
 	if (argc == 2 && strcmp(argv[1], "fds") == 0) {
 		printf("pid %d fds %d backend %s\n", (int)getpid(), open_fds(), hugepolicy_backend());
 		return 0;

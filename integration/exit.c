@@ -1,0 +1,168 @@
+/*
+ * exit.c - the exit report: printed once, by the process that reports
+ * (HUGEPOLICY_REPORT_PID's; with none set, any process), however it ends.
+ * exit() and a return from main reach it through the library destructor;
+ * _exit, _Exit and quick_exit skip destructors (dash ends every script that
+ * way), so they are exported here and report before they end the process -
+ * only in a process that ran start-up itself: a forked or vforked child
+ * that calls _exit stays as quiet as it always was.
+ *
+ * Invariants: at most one report per process (an atomic flag); the status
+ * passed to _exit, _Exit or quick_exit is the process's exit status, and
+ * quick_exit's handlers run after the report as glibc runs them.  _exit may
+ * be called from a signal handler that interrupted the allocator or the
+ * page layer while it held a lock the report's figures need: there the
+ * figures are gathered under a timer on the calling thread (2 s, a
+ * realtime signal whose handler jumps back only for this timer), and when
+ * it fires the report is one line saying so - never a process that hangs
+ * instead of ending.
+ */
+#define _GNU_SOURCE
+#include "hp_dispatch.h"
+#include "hp_init.h"
+#include "hp_live.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+enum { GUARD_SECONDS = 2 };
+
+static atomic_int reported;
+
+/* the white-box test's hook: runs while the figures are gathered */
+extern void hp_test_exit_gather(void) __attribute__((weak, visibility("hidden")));
+
+static sigjmp_buf guard_jump;
+static volatile sig_atomic_t guard_armed;
+static int guard_tag;           /* its address tells the guard's timer from any other */
+
+static void guard_fired(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (guard_armed && si->si_code == SI_TIMER && si->si_value.sival_ptr == &guard_tag)
+		siglongjmp(guard_jump, 1);
+}
+
+static void gather(struct hp_report_snap *s)
+{
+	if (hp_test_exit_gather)
+		hp_test_exit_gather();
+	hp_report_gather(s);
+}
+
+/* 0: s holds the figures; -1: they did not come within GUARD_SECONDS */
+static int gather_guarded(struct hp_report_snap *s)
+{
+	int signo = SIGRTMAX;
+	struct sigaction sa = { .sa_sigaction = guard_fired, .sa_flags = SA_SIGINFO };
+	sigfillset(&sa.sa_mask);
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = signo };
+	ev.sigev_value.sival_ptr = &guard_tag;
+	ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+	timer_t timer;
+	if (sigaction(signo, &sa, NULL) != 0 || timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0) {
+		gather(s);      /* no timer to be had: as exit() would */
+		return 0;
+	}
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, signo);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	static volatile sig_atomic_t gathered;
+	gathered = 0;
+	if (sigsetjmp(guard_jump, 1) == 0) {
+		guard_armed = 1;
+		timer_settime(timer, 0, &(struct itimerspec){ .it_value = { GUARD_SECONDS, 0 } }, NULL);
+		gather(s);
+		gathered = 1;
+	}
+	guard_armed = 0;
+	timer_delete(timer);
+	return gathered ? 0 : -1;
+}
+
+/* guarded: called by _exit and its kin (above) rather than by exit() */
+static void report(int guarded)
+{
+	if (!hp_ready() || atomic_exchange(&reported, 1))
+		return;
+	if (hp_rt.report_pid && hp_rt.report_pid != getpid())
+		return;                 /* a fork()ed child of the reporting process */
+	if (hp_rt.plan.stats == HP_STATS_NONE) {
+		if (hp_rt.plan.verbose)
+			hp_say_obtained();      /* hp_say goes through the same sink */
+		return;
+	}
+	struct hp_report_snap s;
+	if (guarded && gather_guarded(&s) != 0) {
+		hp_say("no exit report: its figures did not come within %d s (_exit was called where a lock "
+		       "they need is held - in a signal handler that interrupted the allocator?)", GUARD_SECONDS);
+		return;
+	}
+	if (!guarded)
+		gather(&s);
+	/* HUGEPOLICY_LOG, or fd 2 only while it is still our stderr: a host
+	 * that closed it may have a data file there now (log.c) */
+	unsigned flags = hp_rt.plan.stats == HP_STATS_JSON ? HUGEPOLICY_REPORT_JSON : 0;
+	int opened, fd = hp_log_open(&opened);
+	if (fd < 0)
+		return;
+	int rc = hp_report_emit(fd, flags, &s);
+	hp_log_close(fd, opened);
+	if (rc != 0 && opened && (fd = hp_log_write_failed(rc)) >= 0)
+		hp_report_emit(fd, flags, &s);  /* the log refused it */
+}
+
+__attribute__((destructor)) static void hp_destructor(void)
+{
+	report(0);
+}
+
+/* _exit and its kin report only in the process that started up: a child
+ * forked (or vforked: memory shared with the parent) has another pid */
+static void report_before_ending(void)
+{
+	if (hp_ready() && hp_rt.start_pid == getpid())
+		report(1);
+}
+
+static _Noreturn void end(int status)
+{
+	for (;;) {
+		syscall(SYS_exit_group, status);
+		syscall(SYS_exit, status);
+	}
+}
+
+HP_EXPORT void _exit(int status)
+{
+	report_before_ending();
+	end(status);
+}
+
+HP_EXPORT void _Exit(int status)
+{
+	report_before_ending();
+	end(status);
+}
+
+HP_EXPORT void quick_exit(int status)
+{
+	report_before_ending();
+	void (*next)(int) = (void (*)(int))dlsym(RTLD_NEXT, "quick_exit");
+	if (next)
+		next(status);
+	end(status);
+}
