@@ -15,7 +15,9 @@
  * figures are gathered under a timer on the calling thread (2 s, a
  * realtime signal whose handler jumps back only for this timer), and when
  * it fires the report is one line saying so - never a process that hangs
- * instead of ending.
+ * instead of ending.  The signal handler may also run on a small
+ * sigaltstack (a crash handler's SIGSTKSZ), too small for the report: it
+ * is made on a stack of its own (EXIT_STACK_BYTES, mapped for it).
  */
 #define _GNU_SOURCE
 #include "hp_dispatch.h"
@@ -28,15 +30,17 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
 #endif
 
-enum { GUARD_SECONDS = 2 };
+enum { GUARD_SECONDS = 2, EXIT_STACK_BYTES = 256 * 1024 };
 
 static atomic_int reported;
 
@@ -130,12 +134,30 @@ __attribute__((destructor)) static void hp_destructor(void)
 	report(0);
 }
 
+static ucontext_t ending_ctx, report_ctx;
+
+static void report_guarded(void)
+{
+	report(1);
+}
+
 /* _exit and its kin report only in the process that started up: a child
  * forked (or vforked: memory shared with the parent) has another pid */
 static void report_before_ending(void)
 {
-	if (hp_ready() && hp_rt.start_pid == getpid())
-		report(1);
+	if (!hp_ready() || hp_rt.start_pid != getpid())
+		return;
+	void *stack = mmap(NULL, EXIT_STACK_BYTES, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED || getcontext(&report_ctx) != 0) {
+		report(1);      /* no room for a stack: on the caller's */
+		return;
+	}
+	report_ctx.uc_stack.ss_sp = stack;
+	report_ctx.uc_stack.ss_size = EXIT_STACK_BYTES;
+	report_ctx.uc_link = &ending_ctx;
+	makecontext(&report_ctx, report_guarded, 0);
+	swapcontext(&ending_ctx, &report_ctx);
 }
 
 static _Noreturn void end(int status)

@@ -27,7 +27,9 @@
 #   exit-skips BUILD    a process that ends by _exit, _Exit or quick_exit
 #                       (dash does, for every script) prints the one report
 #                       asked for, with its exit status kept; its fork()ed
-#                       and vfork()ed children that _exit print none
+#                       and vfork()ed children that _exit print none; a
+#                       crash handler on an 8 KiB sigaltstack that _exits
+#                       still ends with its status
 #   long-values BUILD   a long MIMALLOC_LARGE_OS_PAGES or MALLOC_CONF is cut
 #                       in hugepolicy's line, and the sentence ends whole
 set -u
@@ -264,7 +266,7 @@ print(pid)' 2>&1)
 exit-skips)
 	cli="$build/hugepolicy"
 	reports() { grep -c '^hugepolicy-stats: {' "$err"; }
-	for how in _exit:5 _Exit:6 quick_exit:7 fork:8 vfork:9; do
+	for how in _exit:5 _Exit:6 quick_exit:7 fork:8 vfork:9 altstack:10; do
 		"$cli" run --stats json -- "$host" end "${how%:*}" >"$dir/out" 2>"$err"
 		rc=$?
 		check "end by ${how%:*}: exit status ${how#*:} (got $rc)" [ "$rc" -eq "${how#*:}" ]

@@ -14,7 +14,9 @@
  *                                     its handler prints "quick-exit-handler"),
  *                                     fork (a child that _exits 0, then
  *                                     _exit(8)), vfork (the same by vfork,
- *                                     then return 9)
+ *                                     then return 9), altstack (a SIGSEGV
+ *                                     handler on an 8 KiB sigaltstack, a
+ *                                     crash handler's, calls _exit(10))
  *   test_report_host                  allocate a little and exit
  * Each mode allocates (8 MiB touched, and small blocks) so there is something
  * to report.  Exit status 0, or 3 when the set-up itself failed. */
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +64,12 @@ static void quick_exit_handler(void)
 	fflush(stdout);
 }
 
+static void crash_handler(int sig)
+{
+	(void)sig;
+	_exit(10);
+}
+
 static int end(const char *how)
 {
 	pid_t child;
@@ -86,6 +95,14 @@ static int end(const char *how)
 		if (child < 0 || waitpid(child, NULL, 0) != child)
 			return 3;
 		return 9;
+	}
+	if (strcmp(how, "altstack") == 0) {
+		static char alt[8192];
+		stack_t ss = { .ss_sp = alt, .ss_size = sizeof alt };
+		struct sigaction sa = { .sa_handler = crash_handler, .sa_flags = SA_ONSTACK };
+		if (sigaltstack(&ss, NULL) != 0 || sigaction(SIGSEGV, &sa, NULL) != 0)
+			return 3;
+		raise(SIGSEGV);
 	}
 	return 3;
 }
