@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -176,6 +177,39 @@ static void fault_costs(struct hp_buf *b, int json, int *first)
 	num(b, "fault.blocks_base", r.blocks_base, json, first);
 }
 
+/* plan.mthp: the mTHP decision and its reason (plan_mthp.c) */
+static void mthp_plan(char *text, size_t cap)
+{
+	snprintf(text, cap, "%s: %s", hp_mthp_name(hp_rt.plan.mthp), hp_rt.plan.mthp_reason);
+}
+
+/* mTHP (plan_mthp.c, thp_mid.c): what the process holds in
+ * folios of each size the plan names (pagemap + kpageflags: unknown
+ * without CAP_SYS_ADMIN), and the kernel's system-wide fault counter of
+ * that size, its rise since start-up */
+static void mthp(struct hp_buf *b, int json, int *first)
+{
+	const struct hp_plan *pl = &hp_rt.plan;
+	uint32_t sizes = pl->mthp_advised | pl->mthp_kernel;
+	if (!sizes)
+		return;
+	uint64_t folio[64], nb, nbytes;
+	int scan = hp_pages_folio_bytes(folio);
+	hp_thp_mid_counts(&nb, &nbytes);
+	num(b, "stats.mthp.blocks_advised", nb, json, first);
+	num(b, "stats.mthp.bytes_advised", nbytes, json, first);
+	for (int k = 0; k < 32; k++) {
+		if (!(sizes & (1u << k)))
+			continue;
+		char name[64];
+		uint64_t d;
+		snprintf(name, sizeof name, "process.mthp.%llukB", (unsigned long long)(1ull << k) >> 10);
+		num(b, name, scan ? HUGEPOLICY_UNKNOWN : folio[k], json, first);
+		snprintf(name, sizeof name, "system.mthp.%llukB.fault_alloc", (unsigned long long)(1ull << k) >> 10);
+		num(b, name, hp_mthp_counter_delta(k, &d) ? HUGEPOLICY_UNKNOWN : d, json, first);
+	}
+}
+
 /* The THP switch and small-block advice the plan enforced (thp_switch.c),
  * "except-advised: <why>; small blocks ...: <why>"; "" where THP is not
  * `always` and no switch was inherited or set (nothing to enforce) */
@@ -196,14 +230,15 @@ static void thp_note(char *buf, size_t cap)
 
 HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 {
-	char text[4096];
+	char text[6144];
 	struct hp_buf b = { text, sizeof text, 0 };
 	struct hugepolicy_stats st;
 	int json = (flags & HUGEPOLICY_REPORT_JSON) != 0, first = 0;
 	st.size = sizeof st;
 	hugepolicy_stats(&st);
-	char thp[480], config[1024];
+	char thp[480], config[1024], mthp_text[400];
 	thp_note(thp, sizeof thp);
+	mthp_plan(mthp_text, sizeof mthp_text);
 	/* whole: the struct's config[] is cut at 191 bytes */
 	hp_strlcpy(config, st.config, sizeof config);
 	if (hp_rt.backend)
@@ -216,6 +251,7 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 		json_text(&b, "reason", hp_rt.plan.pages_reason);
 		json_text(&b, "config", config);
 		json_text(&b, "thp_switch", thp);
+		json_text(&b, "plan.mthp", mthp_text);
 		hp_buf_printf(&b, ",");
 		first = 1;
 	} else {
@@ -232,6 +268,8 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 			hp_buf_printf(&b, "\n  %-*s ", NAME_W, "thp_switch");
 			hp_buf_escaped(&b, thp, sizeof text);
 		}
+		hp_buf_printf(&b, "\n  %-*s ", NAME_W, "plan.mthp");
+		hp_buf_escaped(&b, mthp_text, sizeof text);
 		hp_buf_printf(&b, "\n");
 	}
 	num(&b, "stats.allocated", st.allocated, json, &first);
@@ -253,6 +291,7 @@ HP_EXPORT int hugepolicy_report(int fd, unsigned flags)
 	pools(&b, json, &first);
 	num(&b, "hugepolicy.bootstrap_bytes", st.bootstrap_bytes, json, &first);
 	fault_costs(&b, json, &first);
+	mthp(&b, json, &first);
 	if (json || st.region_count || st.region_stepped_down) {    /* text: once regions were used */
 		num(&b, "region.count", st.region_count, json, &first);
 		num(&b, "region.hugetlb_bytes", st.region_hugetlb_bytes, json, &first);

@@ -155,6 +155,24 @@ void hp_thp_large_set_swap(hp_ops_swap_fn swap);
 /* Advise [p, p+n) when n >= min_bytes; returns p (NULL stays NULL). */
 void *hp_thp_large_advise(void *p, size_t n);
 
+/* ---- mTHP for mid-size blocks (thp_mid.c), the rule in policy/plan_mthp.c ---- */
+/* From the plan's mthp fields, once at start-up before any backend: the
+ * mid-size range and guard, and the per-size counters at start. */
+void hp_thp_mid_init(const struct hp_plan *plan);
+size_t hp_thp_mid_min(void);            /* blocks from this size on are advised; 0: none */
+uint32_t hp_thp_mid_sizes(void);        /* the sizes whose counters were kept (bit k: 2^k B) */
+/* MADV_HUGEPAGE on the mid-size block [p, p+n) (guarded: plan_mthp.c) */
+void hp_thp_mid_advise(void *p, size_t n);
+void hp_thp_mid_counts(uint64_t *blocks, uint64_t *bytes);    /* advised so far */
+/* hugepages-<size>kB/stats/anon_fault_alloc (system-wide): 0 or errno */
+int hp_mthp_counter(uint64_t size, uint64_t *out);
+/* its rise since start-up for size 2^k: 0, or -1 unknown */
+int hp_mthp_counter_delta(int k, uint64_t *delta);
+/* folio_scan.c: bytes of the process's anonymous memory in large folios,
+ * by log2 of the folio size (pagemap + kpageflags): 0, or an errno (EPERM
+ * without CAP_SYS_ADMIN, E2BIG when the walk was cut short) */
+int hp_pages_folio_bytes(uint64_t bytes[64]);
+
 /* ---- every hugetlb mapping hugepolicy made (hugetlb_map.c) ---- */
 enum { HP_TLB_BLOCK, HP_TLB_BACKEND, HP_TLB_ARENA, HP_TLB_REGION, HP_TLB_OWNERS };   /* who asked */
 int hp_tlb_add(void *base, size_t len, int owner);   /* 0, or -1: table full */

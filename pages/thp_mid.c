@@ -1,0 +1,104 @@
+/*
+ * thp_mid.c - mTHP for mid-size blocks: the advice the plan's mthp fields
+ * ask for (policy/plan_mthp.c), and the kernel's per-size counters the
+ * report shows beside it.
+ *
+ * A block from plan->mthp_min up to the threshold gets MADV_HUGEPAGE
+ * before its first touch (thp_large.c calls in), so its faults take the
+ * largest advised folio that fits.  With mthp_guard the advice leaves out
+ * the first base page of each PMD-aligned window inside the block: a VMA
+ * that mid-size advice made never holds a whole window, so neither a PMD
+ * fault nor khugepaged makes a PMD THP of it (an advised window can still
+ * be completed by a big block's or the program's own advice beside it:
+ * at most the one window at a big block's end).  The guard page keeps
+ * whatever advice it had.  No withdrawal on free: what a later small
+ * block there may gain is one folio per fault.
+ *
+ * The counters (hugepages-<size>kB/stats/anon_fault_alloc) are
+ * system-wide; their values at start-up are kept so the report can give
+ * the change over the process's life, labelled as system-wide.  State is
+ * set once at start-up, read-only after; counts are atomics.
+ */
+#define _GNU_SOURCE
+#include "hp_pages.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static uint64_t mid_min, pmd = HP_HUGE_2M;
+static int guard, verbose;
+static uint32_t sizes;                  /* advised | kernel sizes: the counters kept */
+static uint64_t start_count[32];
+static uint32_t start_ok;               /* bit k: start_count[k] was read */
+static atomic_size_t blocks, bytes_advised;
+static atomic_int said;
+
+int hp_mthp_counter(uint64_t size, uint64_t *out)
+{
+	char path[128], buf[32];
+	snprintf(path, sizeof path, "/sys/kernel/mm/transparent_hugepage/hugepages-%llukB/stats/anon_fault_alloc",
+		 (unsigned long long)(size >> 10));
+	const char *why;
+	int saved = errno, n = hp_read_line(path, buf, sizeof buf, &why);
+	errno = saved;
+	return n < 0 ? -n : hp_parse_u64_strict(buf, out);
+}
+
+void hp_thp_mid_init(const struct hp_plan *plan)
+{
+	mid_min = plan->mthp == HP_MTHP_ADVISE ? plan->mthp_min : 0;
+	guard = plan->mthp_guard;
+	pmd = plan->mthp_pmd ? plan->mthp_pmd : HP_HUGE_2M;
+	verbose = plan->verbose;
+	sizes = plan->mthp == HP_MTHP_ADVISE || plan->mthp == HP_MTHP_KERNEL ? plan->mthp_advised | plan->mthp_kernel : 0;
+	for (int k = 0; k < 32; k++)
+		if ((sizes & (1u << k)) && hp_mthp_counter((uint64_t)1 << k, &start_count[k]) == 0)
+			start_ok |= 1u << k;
+}
+
+size_t hp_thp_mid_min(void)
+{
+	return (size_t)mid_min;
+}
+
+uint32_t hp_thp_mid_sizes(void)
+{
+	return sizes;
+}
+
+int hp_mthp_counter_delta(int k, uint64_t *delta)
+{
+	uint64_t now;
+	if (k < 0 || k > 31 || !(start_ok & (1u << k)) || hp_mthp_counter((uint64_t)1 << k, &now))
+		return -1;
+	*delta = now > start_count[k] ? now - start_count[k] : 0;
+	return 0;
+}
+
+void hp_thp_mid_counts(uint64_t *nblocks, uint64_t *nbytes)
+{
+	*nblocks = atomic_load(&blocks);
+	*nbytes = atomic_load(&bytes_advised);
+}
+
+void hp_thp_mid_advise(void *p, size_t n)
+{
+	uint64_t seg[8][2], page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t first = (uintptr_t)p & ~(page - 1), last = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+	int saved = errno, ns = hp_mthp_segments(first, last, page, pmd, guard, seg, 8);
+	size_t done = 0;
+	for (int i = 0; i < ns; i++)
+		if (madvise((void *)(uintptr_t)seg[i][0], seg[i][1] - seg[i][0], MADV_HUGEPAGE) == 0)
+			done += seg[i][1] - seg[i][0];
+	errno = saved;
+	if (!done)
+		return;
+	atomic_fetch_add_explicit(&blocks, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&bytes_advised, done, memory_order_relaxed);
+	if (verbose && !atomic_exchange(&said, 1))
+		hp_say("mTHP: first mid-size block of %zu bytes: %zu bytes advised MADV_HUGEPAGE in %d range%s", n,
+		       done, ns, ns == 1 ? "" : "s (the first page of each PMD-aligned window left out)");
+}

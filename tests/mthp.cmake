@@ -1,0 +1,23 @@
+# tests/mthp.cmake - issue 22 item 3: sub-PMD THP sizes (mTHP).  The plan's
+# rule from facts (no sysfs), and on this machine, with hugepages-64kB
+# switched by mthp_enabled.sh (restored on every exit path, under the THP
+# lock): auto puts mid-size blocks on 64 KiB folios under every backend, and
+# with the sizes never it advises none of them.
+add_executable(test_plan_mthp test_plan_mthp.c $<TARGET_OBJECTS:hp_policy>)
+target_include_directories(test_plan_mthp PRIVATE ${CMAKE_SOURCE_DIR}/include)
+foreach(CASE advise guard no_guard inherit never always except_advised disabled unused threshold segments probe)
+  add_test(NAME plan_mthp_${CASE} COMMAND test_plan_mthp ${CASE})
+endforeach()
+
+add_executable(test_mthp test_mthp.c)
+target_link_libraries(test_mthp PRIVATE hugepolicy)
+foreach(B ${BACKENDS})
+  set(T ${B}_auto_puts_mid_size_blocks_on_64k_folios_where_64k_is_madvise)
+  add_test(NAME ${T} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/mthp_enabled.sh 64 madvise $<TARGET_FILE:test_mthp> advised)
+  set_tests_properties(${T} PROPERTIES RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+    ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=auto")
+  set(T ${B}_auto_advises_no_mid_size_block_where_sub_pmd_sizes_are_never)
+  add_test(NAME ${T} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/mthp_enabled.sh 64 never $<TARGET_FILE:test_mthp> never)
+  set_tests_properties(${T} PROPERTIES RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+    ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=auto")
+endforeach()
