@@ -21,3 +21,8 @@ foreach(B ${BACKENDS})
   set_tests_properties(${T} PROPERTIES RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=auto")
 endforeach()
+
+# perf/run.py --mthp: each configuration with and without the size, the word
+# put back at the end (a fake sysfs tree: nothing on the machine changes)
+add_test(NAME perf_runner_mthp_runs_each_configuration_with_and_without_the_size
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_perf_mthp.py ${CMAKE_SOURCE_DIR})
