@@ -125,7 +125,7 @@ static void *large_malloc(size_t n)
 
 __attribute__((noinline)) static void *big_memalign(size_t a, size_t n)
 {
-	size_t b = big_align(a, n);
+	size_t b = n >= threshold ? big_align(a, n) : a;
 	void *p = b != a ? inner.memalign(b, n) : NULL;
 	return hp_thp_large_advise(p ? p : inner.memalign(a, n), n);   /* as big_malloc */
 }

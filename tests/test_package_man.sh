@@ -102,7 +102,7 @@ report)
 	HUGEPOLICY_STATS=json HUGEPOLICY_LOG=$T/report LD_PRELOAD=$build/libhugepolicy.so /bin/true ||
 		fail "true under the library exited $?"
 	line=$(grep '^hugepolicy-stats: {' "$T/report") || { cat "$T/report"; fail "no JSON report"; }
-	keys=$(printf '%s\n' "$line" | grep -oE '"[a-z_][a-z0-9_.]*":' | tr -d '":' | sort -u)
+	keys=$(printf '%s\n' "$line" | grep -oE '"[a-z_][a-zA-Z0-9_.]*":' | tr -d '":' | sort -u)
 	[ -n "$keys" ] || fail "no keys in the JSON report: $line"
 	# the page's words without roff's font changes and \& after periods
 	sed 's/\\&//g; s/\\f[BIR]//g' "$man7" > "$T/man7.txt"
