@@ -20,6 +20,59 @@
 struct hugepolicy_stats;
 struct mallinfo2;
 
+/* glibc's promise: every block is 16-aligned (MALLOC_ALIGNMENT), whatever
+ * its size.  jemalloc's and mimalloc's 8-byte class (sizes 0 to 8) is only
+ * 8-aligned; their other classes are multiples of 16.  So their malloc,
+ * calloc and realloc ask 16 bytes for those sizes, the size glibc's own
+ * smallest chunk has. */
+enum { HP_GLIBC_TINY_MAX = 8, HP_GLIBC_MIN_BLOCK = 16 };
+
+static inline size_t hp_glibc_size(size_t n)
+{
+	return __builtin_expect(n <= HP_GLIBC_TINY_MAX, 0) ? HP_GLIBC_MIN_BLOCK : n;
+}
+
+/* calloc(n, size) of a block in that class (an overflow is the backend's
+ * to refuse) */
+static inline int hp_glibc_tiny(size_t n, size_t size)
+{
+	size_t t;
+	return !__builtin_mul_overflow(n, size, &t) && t <= HP_GLIBC_TINY_MAX;
+}
+
+/* The backend's own settings in force, read back from it: the backend.*
+ * keys of the report (integration/report_keys.c).  The caller zeroes it;
+ * `have` says which groups the backend filled. */
+enum {
+	HP_BS_USER = 1,         /* user: a user's own setting that wins over hugepolicy's */
+	HP_BS_JEMALLOC = 2,     /* opt_* */
+	HP_BS_HUGE_ARENA = 4,   /* huge_*: jemalloc's oversize arena kept for reuse */
+	HP_BS_ARENA_POOL = 8,   /* pool_*: jemalloc's arenas' extents on the 2 MiB pool */
+	HP_BS_ARENAS = 16,      /* arenas_*: jemalloc's arenas created at start-up */
+	HP_BS_MIMALLOC = 32,    /* mi_* */
+	HP_BS_RESERVE = 64,     /* reserve: mimalloc's reservation from the pool, and why */
+	HP_BS_USER_RESERVE = 128, /* user_reserve: MIMALLOC_RESERVE_HUGE_OS_PAGES replayed, and how */
+};
+struct hp_backend_settings {
+	unsigned have;
+	char version[72];               /* "2.36", "5.3.0-0-g54eaed1d...", "2.0.9" */
+	char user[96];                  /* MALLOC_CONF / MIMALLOC_LARGE_OS_PAGES as given, escaped,
+					 * cut at 64 bytes */
+	int user_wins;                  /* ... and it overrides hugepolicy's THP setting */
+	char opt_thp[16], opt_metadata_thp[16];         /* jemalloc opt.thp, opt.metadata_thp */
+	uint64_t opt_oversize_threshold;                /* jemalloc opt.oversize_threshold */
+	uint64_t huge_arena, huge_keep_below, huge_keep_max;
+	int64_t huge_dirty_decay_ms, huge_muzzy_decay_ms, huge_default_dirty_decay_ms;
+	uint64_t pool_arenas, pool_hooked, pool_retain_grow_limit;
+	uint64_t pool_blocks, pool_bytes, pool_fallbacks, pool_fallback_bytes;   /* hp_tlb_counts(HP_TLB_ARENA) */
+	uint64_t pool_rounded_bytes, pool_set_aside_bytes, pool_small_extents;
+	int pool_retain;                /* opt.retain (without it no extent is a whole huge page) */
+	uint64_t arenas_created;
+	char arenas_reason[160];
+	int64_t mi_large_os_pages, mi_reserve_huge_os_pages, mi_eager_commit;   /* mi_option_get, -1 unknown */
+	char reserve[200], user_reserve[240];
+};
+
 /* Cold path: one per backend. */
 struct hp_backend {
 	const char *name;
@@ -36,8 +89,10 @@ struct hp_backend {
 	 * points (static storage, never changed after).  0, or an errno value
 	 * as start's. */
 	int (*init)(const struct hp_plan *plan, const struct hp_alloc_ops **ops);
-	/* Configuration in force, read back from the backend: "opt.thp=always ...". */
+	/* Configuration in force, read back from the backend: "opt.thp=always ...";
+	 * the same as settings, as one line of prose. */
 	void (*describe)(char *buf, size_t cap);
+	void (*settings)(struct hp_backend_settings *s);
 	/* Allocator numbers (stats.* names); unknown ones left HUGEPOLICY_UNKNOWN. */
 	void (*stats)(struct hugepolicy_stats *st);
 	/* glibc's API beyond malloc, given this backend's meaning

@@ -4,7 +4,7 @@
  * glibc's allocator is reached through a handle to libc itself
  * (dlopen("libc.so.6", RTLD_NOLOAD)) and its __libc_* names: in the global
  * scope `malloc` is hugepolicy's, and a library loaded before libc may even
- * own `__libc_malloc` (DESIGN.md, mimalloc as DT_NEEDED).
+ * own `__libc_malloc` (docs/design.md, mimalloc as DT_NEEDED).
  *
  * pages=thp: blocks >= threshold get madvise(MADV_HUGEPAGE) on their 2 MiB-
  *   aligned interior before first touch (numpy's 4 MiB rule; kernel
@@ -112,6 +112,11 @@ static int system_init(const struct hp_plan *plan, const struct hp_alloc_ops **o
 	return 0;
 }
 
+static void system_settings(struct hp_backend_settings *s)
+{
+	hp_strlcpy(s->version, gnu_get_libc_version(), sizeof s->version);
+}
+
 static void system_describe(char *buf, size_t cap)
 {
 	struct hp_buf b = { buf, cap, 0 };
@@ -182,6 +187,7 @@ const struct hp_backend hp_backend_system = {
 	.start = system_start,
 	.init = system_init,
 	.describe = system_describe,
+	.settings = system_settings,
 	.stats = system_stats,
 	.trim = system_trim,
 	.info = system_info,

@@ -33,8 +33,10 @@ extern "C" {
  * at its end: the caller sets .size = sizeof(struct hugepolicy_stats) and the
  * library fills no more than that many bytes (the perf_event_attr habit).
  *
- * Allocator fields carry jemalloc's mallctl names (stats.allocated, ...) and
- * mean the same thing; for glibc and mimalloc they are the closest quantity
+ * Each field holds the value of one key of the report (hugepolicy_report,
+ * hugepolicy(7) THE REPORT), named in its comment; config has no key (the
+ * report splits it into backend.* and promote.* keys).  Allocator fields
+ * carry jemalloc's mallctl names (stats.allocated, ...) and mean the same thing; for glibc and mimalloc they are the closest quantity
  * the backend reports, or HUGEPOLICY_UNKNOWN where none is (glibc: metadata,
  * resident, retained; mimalloc 2.0: allocated, active, metadata - the
  * reasons in hugepolicy(3), "Numbers per backend").  Process fields come
@@ -43,12 +45,13 @@ extern "C" {
 struct hugepolicy_stats {
 	uint32_t size;              /* in: sizeof(struct hugepolicy_stats)     */
 	uint32_t flags;             /* reserved, 0                              */
-	char backend[16];           /* "system", "jemalloc", "mimalloc"         */
-	char pages_requested[16];   /* HUGEPOLICY_PAGES as parsed: off|thp|hugetlb|auto */
-	char pages_effective[16];   /* after the plan: off|thp|hugetlb          */
+	char backend[16];           /* plan.backend: "system", "jemalloc", "mimalloc" */
+	char pages_requested[16];   /* opt.pages: HUGEPOLICY_PAGES as parsed: off|thp|hugetlb|auto */
+	char pages_effective[16];   /* plan.pages: after the plan: off|thp|hugetlb */
 	char config[192];           /* backend configuration read back from the
-	                               backend, e.g. "opt.thp=always opt.metadata_thp=auto";
-	                               cut at 191 bytes (hugepolicy_report prints it whole) */
+	                               backend as one line of prose, e.g.
+	                               "jemalloc 5.3.0 opt.thp=always opt.metadata_thp=auto";
+	                               cut at 191 bytes (the report: backend.* keys) */
 	/* allocator, bytes (jemalloc stats.*) */
 	uint64_t allocated;         /* stats.allocated: bytes in live allocations */
 	uint64_t active;            /* stats.active: bytes in active pages        */
@@ -57,31 +60,36 @@ struct hugepolicy_stats {
 	uint64_t mapped;            /* stats.mapped: bytes in mapped extents      */
 	uint64_t retained;          /* stats.retained: unmapped-but-kept bytes    */
 	/* process, bytes, from /proc/self/smaps_rollup */
-	uint64_t rss;               /* Rss                                        */
-	uint64_t anon_huge;         /* AnonHugePages: THP-backed bytes            */
-	uint64_t hugetlb;           /* Private_Hugetlb + Shared_Hugetlb           */
+	uint64_t rss;               /* process.rss: Rss                           */
+	uint64_t anon_huge;         /* process.anon_huge_pages: AnonHugePages     */
+	uint64_t hugetlb;           /* process.hugetlb: Private_ + Shared_Hugetlb */
 	/* process, counts, from getrusage(RUSAGE_SELF) */
-	uint64_t minor_faults;
-	uint64_t major_faults;
-	uint64_t peak_rss;          /* ru_maxrss, bytes                            */
+	uint64_t minor_faults;      /* process.minor_faults                        */
+	uint64_t major_faults;      /* process.major_faults                        */
+	uint64_t peak_rss;          /* process.peak_rss: ru_maxrss, bytes          */
 	/* hugepolicy's own page layer: hugetlb mappings it made and populated
 	 * for any backend (system blocks, mimalloc segments and arenas) */
-	uint64_t hugetlb_blocks;    /* mappings on the pool now                    */
-	uint64_t hugetlb_bytes;     /* their bytes (multiples of the page size)    */
-	uint64_t hugetlb_fallbacks; /* requests the pool or a cgroup limit refused */
+	uint64_t hugetlb_blocks;    /* hugetlb.blocks: mappings on the pool now    */
+	uint64_t hugetlb_bytes;     /* hugetlb.bytes: their bytes (whole pages)    */
+	uint64_t hugetlb_fallbacks; /* hugetlb.fallbacks: requests the pool or a
+	                               cgroup limit refused */
 	/* start-up */
-	uint64_t bootstrap_bytes;   /* bytes served from the bootstrap arena while
-	                               the backend was being chosen */
+	uint64_t bootstrap_bytes;   /* stats.bootstrap_bytes: bytes served from the
+	                               bootstrap arena while the backend was being chosen */
 	/* fields are only ever appended: the struct grows at its end */
-	uint64_t hugetlb_fallback_bytes;  /* bytes of those refused requests, which
-	                                     the backend then put on THP or base pages */
+	uint64_t hugetlb_fallback_bytes;  /* hugetlb.fallback_bytes: bytes of those refused
+	                                     requests, which the backend then put on THP
+	                                     or base pages */
 	/* regions (hugepolicy_region_alloc), by the kind each got; an
 	   inherited hugetlb region also counts in hugetlb_blocks/_bytes */
-	uint64_t region_count;            /* live regions                        */
-	uint64_t region_hugetlb_bytes;    /* their mapped bytes on hugetlb pages */
-	uint64_t region_thp_bytes;        /* ... THP-advised (smaps says how much is huge) */
-	uint64_t region_base_bytes;       /* ... base pages                      */
-	uint64_t region_stepped_down;     /* regions (ever) that got less than asked */
+	uint64_t region_count;            /* region.count: live regions          */
+	uint64_t region_hugetlb_bytes;    /* region.hugetlb_bytes: their mapped bytes on
+	                                     hugetlb pages */
+	uint64_t region_thp_bytes;        /* region.thp_bytes: ... THP-advised (smaps says
+	                                     how much is huge) */
+	uint64_t region_base_bytes;       /* region.base_bytes: ... base pages   */
+	uint64_t region_stepped_down;     /* region.stepped_down: regions (ever) that got
+	                                     less than asked */
 };
 
 /*
@@ -90,7 +98,8 @@ struct hugepolicy_stats {
  * Initialises the library if no allocation has yet done so.
  * Thread-safe.  Cost: one read of /proc/self/smaps_rollup (tens of µs) and,
  * for jemalloc, an epoch refresh (the mallctl "epoch" idiom); for mimalloc,
- * mincore(2) over its heap (about 1 ms per GiB mapped).
+ * mincore(2) over its heap (about 1 ms per GiB mapped).  The numbers are
+ * also left in the live report `hugepolicy inspect PID` reads.
  */
 int hugepolicy_stats(struct hugepolicy_stats *st);
 
@@ -114,7 +123,10 @@ const char *hugepolicy_version(void);
 
 /*
  * Write the report that HUGEPOLICY_STATS prints at exit to file descriptor
- * fd: text, or one JSON object with flags HUGEPOLICY_REPORT_JSON.
+ * fd: text ("  key value" lines), or one JSON object with flags
+ * HUGEPOLICY_REPORT_JSON; the same keys in both (opt.*, plan.*, backend.*,
+ * stats.*, process.*, hugetlb.*, promote.*, fork.*, fault.*, region.*:
+ * every one in hugepolicy(7), THE REPORT).
  * Returns 0, or an errno value from write(2) (EBADF, EPIPE, ...).
  * Thread-safe; uses a fixed buffer and write(2), no stdio.
  */

@@ -3,6 +3,7 @@
  *   hugepolicy probe [--json]          what the machine offers, what auto picks
  *   hugepolicy run [options] [--] CMD…  CMD with libhugepolicy preloaded
  *   hugepolicy inspect PID|--self       what a process's memory is on, and why
+ *   hugepolicy tune [options] [--] CMD…  which backend x mode suits CMD here
  *   hugepolicy version | --version      hugepolicy, jemalloc, mimalloc, glibc
  * Exit status: 0 ok, 1 failure of the thing asked, 2 usage error; `run`
  * exits with CMD's status (127 if CMD cannot be executed).
@@ -28,6 +29,8 @@ static const char usage_main[] =
 	"  run     run a command with libhugepolicy preloaded\n"
 	"  inspect what a running process's memory is on (THP, hugetlb, base pages), why,\n"
 	"          and whether hugepolicy is loaded in it\n"
+	"  tune    run a command under every backend x page mode and the native peers,\n"
+	"          in interleaved rounds, and say which is resolvably best for it\n"
 	"  version the versions of hugepolicy, its jemalloc, the mimalloc it would\n"
 	"          load, and glibc (also: hugepolicy --version)\n"
 	"\n"
@@ -66,6 +69,8 @@ int main(int argc, char **argv)
 		}
 		return hp_cli_inspect(argc - 2, argv + 2);
 	}
+	if (strcmp(cmd, "tune") == 0)       /* --help only before CMD, as run */
+		return hp_cli_tune(argc - 2, argv + 2);
 	if (strcmp(cmd, "run") == 0)        /* --help only before CMD: run's own scan */
 		return hp_cli_run(argc - 2, argv + 2);
 	if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0)

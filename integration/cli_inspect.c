@@ -4,11 +4,14 @@
  * comm, environ, cgroup) with the caller's rights; the target runs nothing
  * for it.  The machine is the probe's (probe*.c), with the target's THP
  * switch and cgroup hugetlb limits in place of the caller's.  Whether
- * hugepolicy is in it comes from its mappings; its backend and mode from
- * the HUGEPOLICY_* variables it started with (environ), planned on this
- * machine now as its library planned them at start-up - unknown when the
- * program wrote over that area (a process title: redis).  Exit status: 0
- * ok, 1 the process does not exist or cannot be read (one line), 2 usage.
+ * hugepolicy is in it comes from its mappings; its report from the live
+ * block its library keeps (inspect_live.c), with the process.* numbers the
+ * kernel gives now.  Where that block cannot be read, its backend and mode
+ * come from the HUGEPOLICY_* variables it started with (environ), planned
+ * on this machine now as its library planned them at start-up - unknown
+ * when the program wrote over that area (a process title: redis).  Exit
+ * status: 0 ok, 1 the process does not exist or cannot be read (one
+ * line), 2 usage.
  */
 #define _GNU_SOURCE
 #include "hp_cli.h"
@@ -27,7 +30,8 @@ const char hp_usage_inspect[] =
 	"  what a process's memory is on, by kind of mapping (heap, stack, anon_big, anon_small,\n"
 	"  reserved, file, hugetlb, shmem, other): size, Rss, AnonHugePages, Hugetlb, THPeligible,\n"
 	"  VmFlags hg/nh; its largest mappings; why anonymous memory is not on huge pages; whether\n"
-	"  libhugepolicy is loaded and with which backend and mode; advice\n"
+	"  libhugepolicy is loaded and, if so, its live report (read from its memory: the caller\n"
+	"  needs the right to ptrace it); advice\n"
 	"  --self           this command's own process\n"
 	"  --json           one JSON object instead of text\n"
 	"  --watch SECONDS  again every SECONDS (redrawn on a terminal; --json: one object per line)\n"
@@ -106,6 +110,31 @@ static int ended(int pid)
 	return r && r[1] == ' ' && (r[2] == 'Z' || r[2] == 'X');
 }
 
+/* process.* of the live report as the kernel gives them now: Rss,
+ * AnonHugePages and Hugetlb summed over smaps, the faults from stat,
+ * VmHWM from status (getrusage's ru_maxrss in the process) */
+static void process_now(struct hp_inspection *in)
+{
+	struct hugepolicy_stats *st = &in->live.snap.st;
+	char path[64], buf[4096];
+	st->rss = in->smaps.total.rss;
+	st->anon_huge = in->smaps.total.anon_huge;
+	st->hugetlb = in->smaps.total.hugetlb;
+	st->minor_faults = st->major_faults = st->peak_rss = HUGEPOLICY_UNKNOWN;
+	snprintf(path, sizeof path, "/proc/%d/stat", in->pid);
+	const char *r = hp_read_small(path, buf, sizeof buf) > 0 ? strrchr(buf, ')') : NULL;
+	unsigned long long minflt, majflt;
+	if (r && sscanf(r + 1, " %*c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &minflt, &majflt) == 2) {
+		st->minor_faults = minflt;
+		st->major_faults = majflt;
+	}
+	snprintf(path, sizeof path, "/proc/%d/status", in->pid);
+	const char *hwm = hp_read_small(path, buf, sizeof buf) > 0 ? strstr(buf, "\nVmHWM:") : NULL;
+	unsigned long long kb;
+	if (hwm && sscanf(hwm + 7, "%llu", &kb) == 1)
+		st->peak_rss = kb << 10 > st->rss ? kb << 10 : st->rss;
+}
+
 /* 0, or an errno with one line on stderr */
 static int inspect(struct hp_inspection *in, int pid)
 {
@@ -133,7 +162,9 @@ static int inspect(struct hp_inspection *in, int pid)
 			fprintf(stderr, "hugepolicy inspect: no such process: %d%s\n", pid,
 				err == ESRCH ? " has exited (a zombie)" : "");
 		else
-			fprintf(stderr, "hugepolicy inspect: %s: %s\n", path, strerror(err));
+			fprintf(stderr, "hugepolicy inspect: %s: %s%s\n", path, strerror(err),
+				err == EACCES || err == EPERM ? ": another user's process (that user or root may read it)"
+				: "");
 		return err;
 	}
 	hp_smaps_end(&in->smaps);
@@ -144,8 +175,16 @@ static int inspect(struct hp_inspection *in, int pid)
 	}
 	snprintf(path, sizeof path, "/proc/%d/environ", pid);
 	read_environ(in, path);
-	if (in->smaps.hugepolicy[0] && in->env_words)
+	if (in->smaps.hugepolicy[0])
+		hp_inspect_live(in);
+	if (in->live_state == HP_LIVE_READ) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		in->live_now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+		process_now(in);
+	} else if (in->smaps.hugepolicy[0] && in->env_words) {
 		plan(in);
+	}
 	return 0;
 }
 

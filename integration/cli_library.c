@@ -31,16 +31,6 @@
 #ifndef HP_SONAME
 #define HP_SONAME "libhugepolicy.so.0"
 #endif
-#ifndef HP_MULTIARCH            /* Debian's multiarch triplet, for ../lib/<it> */
-#if defined(__x86_64__)
-#define HP_MULTIARCH "x86_64-linux-gnu"
-#elif defined(__aarch64__)
-#define HP_MULTIARCH "aarch64-linux-gnu"
-#else
-#define HP_MULTIARCH ""
-#endif
-#endif
-
 /* The ELF header of this program: the class and machine a library must have. */
 static int own_header(ElfW(Ehdr) *eh)
 {
@@ -158,14 +148,14 @@ static int candidate(const char *dir, const char *rel, char *out, size_t cap)
 	return absolute(path, out, cap) == 0;
 }
 
-int hp_cli_library(char *out, size_t cap)
+int hp_cli_library(const char *cmd, char *out, size_t cap)
 {
 	const char *env = getenv("HUGEPOLICY_LIBRARY"), *why;
 	if (env && *env) {
 		int rc = absolute(env, out, cap);
 		why = rc ? strerror(rc) : not_hugepolicy(out);
 		if (why) {
-			fprintf(stderr, "hugepolicy run: HUGEPOLICY_LIBRARY=%s: %s\n", env, why);
+			fprintf(stderr, "hugepolicy %s: HUGEPOLICY_LIBRARY=%s: %s\n", cmd, env, why);
 			return 1;
 		}
 		return 0;
@@ -186,13 +176,13 @@ int hp_cli_library(char *out, size_t cap)
 	if (!ok)
 		ok = candidate(HP_INSTALL_LIBDIR, "", out, cap);
 	if (!ok) {
-		fprintf(stderr, "hugepolicy run: %s not found (looked beside this program, in ../lib, "
+		fprintf(stderr, "hugepolicy %s: %s not found (looked beside this program, in ../lib, "
 			"../lib64, ../lib/%s and %s; set HUGEPOLICY_LIBRARY)\n",
-			HP_SONAME, HP_MULTIARCH, HP_INSTALL_LIBDIR);
+			cmd, HP_SONAME, HP_MULTIARCH, HP_INSTALL_LIBDIR);
 		return 1;
 	}
 	if ((why = not_hugepolicy(out)) != NULL) {
-		fprintf(stderr, "hugepolicy run: %s: %s\n", out, why);
+		fprintf(stderr, "hugepolicy %s: %s: %s\n", cmd, out, why);
 		return 1;
 	}
 	return 0;

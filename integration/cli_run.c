@@ -84,6 +84,22 @@ static int take(struct run_args *r, int opt, const char *value)
 	return 0;
 }
 
+int hp_cli_option_word(char **argv, int *i, const char *usage)
+{
+	const char *a = argv[*i];
+	if (strcmp(a, "--") == 0) {
+		++*i;
+		return HP_OPTS_END;
+	}
+	if (a[0] != '-' || a[1] == '\0')
+		return HP_OPTS_END;     /* the first non-option ("-" too): CMD */
+	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		fputs(usage, stdout);
+		return HP_OPTS_HELP;
+	}
+	return 0;
+}
+
 /* -1: parsed (r->cmd set), else the exit status (0 after --help) */
 static int parse(int argc, char **argv, struct run_args *r)
 {
@@ -91,17 +107,12 @@ static int parse(int argc, char **argv, struct run_args *r)
 				      HP_OPT_RESERVE, HP_OPT_VERBOSE, HP_OPT_STATS };
 	int i = 0;
 	for (; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			i++;
-			break;
-		}
-		if (a[0] != '-' || a[1] == '\0')
-			break;                  /* the first non-option: CMD */
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(hp_usage_run, stdout);
+		int w = hp_cli_option_word(argv, &i, hp_usage_run);
+		if (w == HP_OPTS_HELP)
 			return 0;
-		}
+		if (w)
+			break;
+		const char *a = argv[i];
 		if (strcmp(a, "--dry-run") == 0) {
 			r->dry_run = 1;
 			continue;
@@ -173,21 +184,36 @@ static int preload_list(const char *lib, char *out, size_t cap)
 
 /* S for a POSIX shell: as is when it is only safe characters, else in
  * single quotes with each ' written '\'' */
-static void put_quoted(const char *s)
+void hp_cli_quote(struct hp_buf *b, const char *s)
 {
 	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 			 "@%+=:,./_-") == strlen(s)) {
+		hp_buf_printf(b, "%s", s);
+		return;
+	}
+	hp_buf_printf(b, "'");
+	for (; *s; s++) {
+		if (*s == '\'')
+			hp_buf_printf(b, "'\\''");
+		else
+			hp_buf_printf(b, "%c", *s);
+	}
+	hp_buf_printf(b, "'");
+}
+
+static void put_quoted(const char *s)
+{
+	size_t cap = 4 * strlen(s) + 3;
+	char *text = malloc(cap);
+	if (!text) {
 		fputs(s, stdout);
 		return;
 	}
-	putchar('\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("'\\''", stdout);
-		else
-			putchar(*s);
-	}
-	putchar('\'');
+	struct hp_buf b = { text, cap, 0 };
+	text[0] = '\0';
+	hp_cli_quote(&b, s);
+	fputs(text, stdout);
+	free(text);
 }
 
 static void put_var(const char *name, const char *value)
@@ -205,7 +231,7 @@ int hp_cli_run(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	char lib[PATH_MAX], preload[8192], pid[24];
-	if (hp_cli_library(lib, sizeof lib) != 0)
+	if (hp_cli_library("run", lib, sizeof lib) != 0)
 		return 1;
 	if (strpbrk(lib, ": ")) {
 		fprintf(stderr, "hugepolicy run: %s cannot be preloaded: LD_PRELOAD splits paths at ':' "

@@ -64,7 +64,7 @@ static void ask_mimalloc(char *buf, size_t cap)
 	snprintf(buf, cap, "%d.%d.%d (%s)", v / 100, v / 10 % 10, v % 10, path);
 }
 
-static void mimalloc_line(char *buf, size_t cap)
+void hp_cli_mimalloc_line(char *buf, size_t cap)
 {
 	int fds[2];
 	snprintf(buf, cap, "not found (the child that looked for it failed)");
@@ -112,7 +112,7 @@ int hp_cli_version(int argc, char **argv)
 		return 2;
 	}
 	char mi[4096];
-	mimalloc_line(mi, sizeof mi);
+	hp_cli_mimalloc_line(mi, sizeof mi);
 	printf("hugepolicy %s\n", HP_VERSION);
 	printf("jemalloc %s (embedded)\n", HP_JEMALLOC_VERSION);
 	printf("mimalloc %s\n", mi);

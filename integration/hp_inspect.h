@@ -90,7 +90,13 @@ void hp_smaps_line(struct hp_smaps *s, const char *line, int whole);
 void hp_smaps_end(struct hp_smaps *s);
 
 /* ---- one inspection of a process (cli_inspect.c reads it, inspect_format.c prints it) ---- */
-#include "../policy/hp_policy.h"
+#include "hp_live.h"
+
+enum hp_live_state {
+	HP_LIVE_NONE,           /* no libhugepolicy mapped in */
+	HP_LIVE_UNREAD,         /* mapped, its live report not read: live_why says why */
+	HP_LIVE_READ,           /* read: live */
+};
 
 #define HP_INSPECT_ENV 24
 struct hp_inspection {
@@ -105,9 +111,23 @@ struct hp_inspection {
 	int nenv;                       /* the variables of its start-up environment that steer */
 	const char *env[HP_INSPECT_ENV];        /* huge pages: "NAME=value", into envbuf */
 	char envbuf[4096];
-	int have_plan;                  /* hugepolicy is loaded and its environment readable: */
-	struct hp_plan plan;            /* the plan that environment gives on this machine now */
+	int have_plan;                  /* hugepolicy is loaded, its live report unread and its */
+	struct hp_plan plan;            /* environment readable: the plan that gives here now */
+	int live_state;                 /* enum hp_live_state (inspect_live.c) */
+	const char *live_how;           /* read by "process_vm_readv" or "/proc/PID/mem" */
+	uint64_t live_addr;             /* where the block is in the process */
+	int64_t live_now_ns;            /* CLOCK_MONOTONIC when it was read */
+	char live_why[512];             /* HP_LIVE_UNREAD: why, one line */
+	struct hp_live live;            /* HP_LIVE_READ: the block, process.* then replaced by the
+					 * kernel's numbers now (smaps, stat, status) */
 };
+
+/* Find and read the live report of libhugepolicy in in->pid, whose maps
+ * name it: in->live_* filled. */
+void hp_inspect_live(struct hp_inspection *in);
+/* The line that says both reads were refused (errnos; yama: ptrace_scope,
+ * NULL without Yama), into buf. */
+void hp_inspect_live_refused(char *buf, size_t cap, int pid, int vm_err, int mem_err, const char *yama);
 
 /* The inspection as text or one JSON object (a line), advice included. */
 void hp_inspect_format(const struct hp_inspection *in, int json, struct hp_buf *b);

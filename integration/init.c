@@ -158,6 +158,9 @@ static void start_up(void)
 		o.verbose = 0;          /* not the process that reports: policy only */
 		o.stats = HP_STATS_NONE;
 	}
+	hp_rt.opt = o;
+	hp_strlcpy(hp_rt.log, o.log ? o.log : "", sizeof hp_rt.log);
+	hp_rt.opt.log = hp_rt.log;
 	if ((o.verbose || o.stats != HP_STATS_NONE) && (o.log == NULL || *o.log == '\0'))
 		hp_log_keep_stderr(o.report_pid == 0);  /* for the report at exit */
 	/* a user's MIMALLOC_LARGE_OS_PAGES overrides the mode: probe as for auto */
@@ -235,6 +238,7 @@ const struct hp_alloc_ops *hp_init(void)
 		start_up();
 		atomic_store_explicit(&state, STATE_READY, memory_order_release);
 		say_decisions();
+		hp_live_start();
 		/* and the backend's own lazy start at its first allocation (mimalloc
 		 * probes /sys for NUMA nodes): now, inside the saved errno */
 		const struct hp_alloc_ops *o = hp_ops();

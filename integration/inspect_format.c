@@ -1,8 +1,10 @@
 /*
  * inspect_format.c - an inspection (hp_inspect.h) as `hugepolicy inspect`
- * prints it: text with the report's dotted keys (process.*, hugepolicy.*,
- * kind.*, mapping.N, not_huge.*, pool.*, advice) or one JSON object with
- * the same names; then the advice: one line per reason memory is not on
+ * prints it: text with dotted keys (process.*, hugepolicy.*, kind.*,
+ * mapping.N, not_huge.*, pool.*, advice) or one JSON object with the same
+ * names; the live report of a process under hugepolicy composed by the
+ * report's own keys (hp_report_compose), as the process would print it
+ * now; then the advice: one line per reason memory is not on
  * huge pages, in the probe's manner (what it means, what changes it),
  * followed by the probe's own advice for the machine as the process sees
  * it.  Names from the process (paths, its environment) are escaped.
@@ -92,7 +94,9 @@ static void advise(const struct hp_inspection *in, struct advice *a)
 			      "MADV_HUGEPAGE or without a free huge page (defrag %s); khugepaged collapses it over "
 			      "time, MADV_COLLAPSE at once", human(w[HP_WHY_BASE_FAULTED], h, sizeof h),
 			      in->probe.thp_defrag[0] ? in->probe.thp_defrag : "missing");
-	if (s->kinds[HP_KIND_HUGETLB].mappings == 0 && in->have_plan && in->plan.pages == HP_PAGES_HUGETLB)
+	int hugetlb = in->live_state == HP_LIVE_READ ? in->live.snap.plan.pages == HP_PAGES_HUGETLB
+		: in->have_plan && in->plan.pages == HP_PAGES_HUGETLB;
+	if (s->kinds[HP_KIND_HUGETLB].mappings == 0 && hugetlb)
 		hp_buf_printf(next(a), "hugepolicy plans hugetlb but the process has no hugetlb mapping: its "
 			      "blocks are below HUGEPOLICY_THRESHOLD or the pool had no room "
 			      "(HUGEPOLICY_VERBOSE=1 says which)");
@@ -100,6 +104,34 @@ static void advise(const struct hp_inspection *in, struct advice *a)
 	int n = hp_probe_advice(&in->probe, probe, HP_ADVICE_MAX);
 	for (int i = 0; i < n; i++)
 		hp_buf_printf(next(a), "%s", probe[i]);
+}
+
+/* ---- the live report ---- */
+static void seconds_ago(struct hp_buf *b, int64_t now, int64_t then)
+{
+	hp_buf_printf(b, "%.2f s ago", (double)(now - then) / 1e9);
+}
+
+/* the live line: how it was read and how old each part is, or why not */
+static void live_line(const struct hp_inspection *in, struct hp_buf *b)
+{
+	if (in->live_state != HP_LIVE_READ) {
+		hp_buf_printf(b, "not read: ");
+		hp_buf_escaped(b, in->live_why, sizeof in->live_why);
+		return;
+	}
+	const struct hp_live *l = &in->live;
+	hp_buf_printf(b, "read with %s at 0x%llx: write %llu, ", in->live_how, (unsigned long long)in->live_addr,
+		      (unsigned long long)(l->seq / 2));
+	seconds_ago(b, in->live_now_ns, l->counters_ns);
+	if (l->stats_ns) {
+		hp_buf_printf(b, "; stats.* as the process read them ");
+		seconds_ago(b, in->live_now_ns, l->stats_ns);
+	} else {
+		hp_buf_printf(b, "; stats.* unknown: the process has not read them since start-up "
+			      "(hugepolicy_stats, the report)");
+	}
+	hp_buf_printf(b, "; process.* from the kernel now");
 }
 
 /* ---- text ---- */
@@ -124,13 +156,28 @@ static void text(const struct hp_inspection *in, const struct advice *a, struct 
 		      : in->thp_status == 1 ? "1" : "unknown");
 	hp_buf_printf(b, "hugepolicy.loaded    %s", s->hugepolicy[0] ? "yes, " : "no");
 	hp_buf_escaped(b, s->hugepolicy, sizeof s->hugepolicy);
-	if (in->have_plan)
+	const struct hp_report_snap *r = &in->live.snap;
+	if (in->live_state == HP_LIVE_READ) {
+		hp_buf_printf(b, "\nhugepolicy.backend   %s\nhugepolicy.pages     %s (asked %s): ", r->backend,
+			      hp_pages_name(r->plan.pages), hp_pages_name(r->opt.pages));
+		hp_buf_escaped(b, in->live.snap.plan.pages_reason, sizeof in->live.snap.plan.pages_reason);
+	} else if (in->have_plan) {
 		hp_buf_printf(b, "\nhugepolicy.backend   %s\nhugepolicy.pages     %s (asked %s): %s",
 			      hp_backend_name(in->plan.backend), hp_pages_name(in->plan.pages),
 			      hp_pages_name(in->plan.pages_requested), in->plan.pages_reason);
-	else if (s->hugepolicy[0])
+	} else if (s->hugepolicy[0]) {
 		hp_buf_printf(b, "\nhugepolicy.backend   unknown: %s", environ_blank);
+	}
+	if (in->live_state != HP_LIVE_NONE) {
+		hp_buf_printf(b, "\nhugepolicy.live      ");
+		live_line(in, b);
+	}
 	hp_buf_printf(b, "\n");
+	if (in->live_state == HP_LIVE_READ) {
+		hp_buf_prefix_of(b, in->live.snap.program, in->live.snap.pid);
+		hp_buf_printf(b, "report\n");
+		hp_report_keys(&in->live.snap, 0, b);
+	}
 	if (s->allocators[0])
 		hp_buf_printf(b, "allocators           %s\n", s->allocators);
 	for (int i = 0; i < in->nenv; i++) {
@@ -196,6 +243,31 @@ static void json_int(struct hp_buf *b, int v)
 		hp_buf_printf(b, "null");
 }
 
+/* "live": how it was read, or why not (null: not loaded); "report": the
+ * report's keys (null: not read) */
+static void json_live(const struct hp_inspection *in, struct hp_buf *b)
+{
+	const struct hp_live *l = &in->live;
+	if (in->live_state == HP_LIVE_NONE) {
+		hp_buf_printf(b, ",\"live\":null,\"report\":null");
+	} else if (in->live_state == HP_LIVE_UNREAD) {
+		hp_buf_printf(b, ",\"live\":{\"read\":false,\"why\":");
+		hp_json_str(b, in->live_why);
+		hp_buf_printf(b, "},\"report\":null");
+	} else {
+		hp_buf_printf(b, ",\"live\":{\"read\":true,\"how\":\"%s\",\"address\":\"0x%llx\",\"writes\":%llu,"
+			      "\"written_ns_ago\":%lld,\"stats_ns_ago\":", in->live_how, (unsigned long long)in->live_addr,
+			      (unsigned long long)(l->seq / 2), (long long)(in->live_now_ns - l->counters_ns));
+		if (l->stats_ns)
+			hp_buf_printf(b, "%lld", (long long)(in->live_now_ns - l->stats_ns));
+		else
+			hp_buf_printf(b, "null");
+		hp_buf_printf(b, "},\"report\":{");
+		hp_report_keys(&l->snap, 1, b);
+		hp_buf_printf(b, "}");
+	}
+}
+
 static void json_process(const struct hp_inspection *in, struct hp_buf *b)
 {
 	const struct hp_smaps *s = &in->smaps;
@@ -210,15 +282,25 @@ static void json_process(const struct hp_inspection *in, struct hp_buf *b)
 		hp_json_str(b, s->hugepolicy);
 	else
 		hp_buf_printf(b, "null");
-	if (in->have_plan) {
-		hp_buf_printf(b, ",\"backend\":\"%s\",\"pages\":\"%s\",\"pages_requested\":\"%s\",\"reason\":",
-			      hp_backend_name(in->plan.backend), hp_pages_name(in->plan.pages),
-			      hp_pages_name(in->plan.pages_requested));
+	/* the report's names (hugepolicy(7)) for what it and the environment share */
+	const struct hp_report_snap *r = &in->live.snap;
+	if (in->live_state == HP_LIVE_READ) {
+		hp_buf_printf(b, ",\"source\":\"live\",\"plan.backend\":");
+		hp_json_str(b, r->backend);
+		hp_buf_printf(b, ",\"plan.pages\":\"%s\",\"opt.pages\":\"%s\",\"plan.pages_reason\":",
+			      hp_pages_name(r->plan.pages), hp_pages_name(r->opt.pages));
+		hp_json_str(b, r->plan.pages_reason);
+	} else if (in->have_plan) {
+		hp_buf_printf(b, ",\"source\":\"environ\",\"plan.backend\":\"%s\",\"plan.pages\":\"%s\","
+			      "\"opt.pages\":\"%s\",\"plan.pages_reason\":", hp_backend_name(in->plan.backend),
+			      hp_pages_name(in->plan.pages), hp_pages_name(in->plan.pages_requested));
 		hp_json_str(b, in->plan.pages_reason);
 	} else if (s->hugepolicy[0]) {
-		hp_buf_printf(b, ",\"backend\":null,\"pages\":null,\"pages_requested\":null,\"reason\":");
+		hp_buf_printf(b, ",\"source\":null,\"plan.backend\":null,\"plan.pages\":null,\"opt.pages\":null,"
+			      "\"plan.pages_reason\":");
 		hp_json_str(b, environ_blank);
 	}
+	json_live(in, b);
 	hp_buf_printf(b, "},\"allocators\":");
 	hp_json_str(b, s->allocators);
 	hp_buf_printf(b, ",\"environ\":[");

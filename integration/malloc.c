@@ -1,8 +1,7 @@
 /*
  * malloc.c - the C malloc family that hosts bind to.  Each entry point is
- * one indirect call to the selected backend's plain entry point (measured:
- * a function-pointer dispatch costs 5-15 % on malloc(32)/free, mallocx/
- * dallocx ~2x); malloc and free are a not-taken check and a single
+ * one indirect call to the selected backend's plain entry point; malloc
+ * and free are a not-taken check and a single
  * `jmp *ptr(%rip)` each (hp_dispatch.h; instructions per pair against the
  * native allocators: perf/callgrind_pairs.sh).  Argument checks the C standard and
  * POSIX ask for are done here once, for every backend, so that every

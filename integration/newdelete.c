@@ -1,10 +1,10 @@
 /*
  * newdelete.c - every C++ operator new/delete variant (C++17: plain, array,
  * nothrow, sized, aligned), defined in C under their Itanium-ABI names so
- * that libhugepolicy needs no libstdc++ (which costs every process 5-7 ms
- * and ~3 MB here).  A C host that loads C++ code gets these, whatever other
- * library also defines them (DESIGN.md: a backend's delete reaching another
- * backend's free crashes).
+ * that libhugepolicy needs no libstdc++ (loading it costs every process
+ * start-up time and memory).  A C host that loads C++ code gets these,
+ * whatever other library also defines them (a backend's delete reaching
+ * another backend's free crashes).
  *
  * Out of memory: the C++17 rules ([new.delete.single]), with the C++ runtime
  * of the code that called operator new (hp_cxx_runtime_find: that code's

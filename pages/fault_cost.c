@@ -75,6 +75,7 @@ static void refresh(void)
 		atomic_store(&per_huge, c.per_huge);
 		atomic_store(&got_thp, c.got_thp);
 		atomic_fetch_add(&measurements, 1);
+		hp_live_changed();
 	}
 	atomic_store(&measured_at_ns, now_ns());    /* a failed one is not retried at once either */
 	atomic_store(&measuring, 0);
@@ -97,6 +98,7 @@ int hp_fault_cost_block(size_t n)
 	int v = hp_fault_cost_verdict(100, verbose ? why : NULL, sizeof why);
 	int go = hp_thp_pays_go(v);
 	atomic_fetch_add_explicit(go ? &thp_blocks : &base_blocks, 1, memory_order_relaxed);
+	hp_live_changed();
 	/* said when the verdict changes, at most 16 times */
 	static atomic_int said;
 	if (verbose && atomic_exchange(&last_block_verdict, v) != v && atomic_fetch_add(&said, 1) < 16)

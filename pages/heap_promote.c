@@ -160,6 +160,7 @@ static void sample(size_t now, int force)
 	atomic_fetch_add(&samples, 1);
 	atomic_store(&last_resident, r);
 	atomic_store(&last_mapped, now);
+	hp_live_changed();      /* the sampler's tick: the live report's counters too */
 	if (hp_promote_decide(min_resident, r, now, NULL, 0) != HP_PROMOTE_NOW)
 		return;
 	if (!costs_allow(r, now)) {
@@ -240,36 +241,79 @@ void hp_promote_unmapped(void *p, size_t len)
 		;
 }
 
-void hp_promote_describe(struct hp_buf *b)
+void hp_promote_counters(struct hp_promote_report *r)
 {
-	char why[400];
+	r->min = min_resident;
+	r->samples = atomic_load(&samples);
+	r->sample_resident = atomic_load(&last_resident);
+	r->sample_mapped = atomic_load(&last_mapped);
+	r->at_resident = atomic_load(&at_resident);
+	r->at_mapped = atomic_load(&at_mapped);
+	r->advised = atomic_load(&advised);
+	r->pauses = atomic_load(&pauses);
+	r->mapped = atomic_load(&mapped);
+	r->reason[0] = '\0';
+	hp_strlcpy(r->cost_reason, cost_why, sizeof r->cost_reason);
 	if (!min_resident) {
-		if (plan_reason[0])
-			hp_buf_printf(b, "; heap %s", plan_reason);
+		r->state = HP_PROMOTE_STATE_OFF;
+		hp_strlcpy(r->reason, plan_reason, sizeof r->reason);
 		return;
 	}
 	if (atomic_load(&promoted)) {
-		hp_promote_decide(min_resident, atomic_load(&at_resident), atomic_load(&at_mapped), why, sizeof why);
-		hp_buf_printf(b, "; heap %s, %zu B since", why, atomic_load(&advised));
-		if (atomic_load(&pauses))
-			hp_buf_printf(b, "; paused %zu times (%s), %s now", atomic_load(&pauses), cost_why,
-				      atomic_load(&paused) ? "paused" : "going on");
-	} else if (atomic_load(&samples)) {
-		uint64_t lr = atomic_load(&last_resident), lm = atomic_load(&last_mapped);
-		if (hp_promote_decide(min_resident, lr, lm, why, sizeof why) == HP_PROMOTE_NOW)
+		r->state = atomic_load(&paused) ? HP_PROMOTE_STATE_PAUSED : HP_PROMOTE_STATE_PROMOTED;
+		hp_promote_decide(min_resident, r->at_resident, r->at_mapped, r->reason, sizeof r->reason);
+	} else if (r->samples) {
+		r->state = HP_PROMOTE_STATE_WAITING;
+		if (hp_promote_decide(min_resident, r->sample_resident, r->sample_mapped, r->reason, sizeof r->reason) ==
+		    HP_PROMOTE_NOW) {
 			/* the rule said NOW, the fault costs said not here */
-			snprintf(why, sizeof why, "large and dense at %llu MiB resident of %llu MiB mapped, but %s",
-				 (unsigned long long)(lr >> 20), (unsigned long long)(lm >> 20), cost_why);
-		/* the verdict is the last sample's (the heap is sampled as it
-		 * grows); what it holds now, so that a heap filled later is not
-		 * described by its sparse past */
-		int saved = errno;
-		uint64_t now_r = heap_resident(), now_m = atomic_load(&mapped);
-		errno = saved;
-		hp_buf_printf(b, "; heap not promoted (last of %zu samples: %s; now %llu MiB resident of %llu MiB mapped)",
-			      atomic_load(&samples), why, (unsigned long long)(now_r >> 20),
-			      (unsigned long long)(now_m >> 20));
+			r->state = HP_PROMOTE_STATE_HELD;
+			snprintf(r->reason, sizeof r->reason, "large and dense at %llu MiB resident of %llu MiB mapped, but %s",
+				 (unsigned long long)(r->sample_resident >> 20), (unsigned long long)(r->sample_mapped >> 20),
+				 cost_why);
+		}
 	} else {
-		hp_buf_printf(b, "; heap not promoted (not sampled: nothing mapped)");
+		r->state = HP_PROMOTE_STATE_UNSAMPLED;
+		hp_strlcpy(r->reason, "not sampled: nothing mapped", sizeof r->reason);
+	}
+}
+
+void hp_promote_read(struct hp_promote_report *r)
+{
+	r->resident = 0;
+	hp_promote_counters(r);
+	if (!min_resident)
+		return;
+	/* what the heap holds now, so that a heap filled later is not
+	 * described by its sparse past (the verdict is the last sample's: the
+	 * heap is sampled as it grows) */
+	int saved = errno;
+	r->resident = heap_resident();
+	errno = saved;
+}
+
+void hp_promote_describe(struct hp_buf *b)
+{
+	struct hp_promote_report r;
+	hp_promote_read(&r);
+	switch (r.state) {
+	case HP_PROMOTE_STATE_OFF:
+		if (r.reason[0])
+			hp_buf_printf(b, "; heap %s", r.reason);
+		break;
+	case HP_PROMOTE_STATE_PROMOTED:
+	case HP_PROMOTE_STATE_PAUSED:
+		hp_buf_printf(b, "; heap %s, %llu B since", r.reason, (unsigned long long)r.advised);
+		if (r.pauses)
+			hp_buf_printf(b, "; paused %llu times (%s), %s now", (unsigned long long)r.pauses, r.cost_reason,
+				      r.state == HP_PROMOTE_STATE_PAUSED ? "paused" : "going on");
+		break;
+	case HP_PROMOTE_STATE_UNSAMPLED:
+		hp_buf_printf(b, "; heap not promoted (%s)", r.reason);
+		break;
+	default:
+		hp_buf_printf(b, "; heap not promoted (last of %llu samples: %s; now %llu MiB resident of %llu MiB mapped)",
+			      (unsigned long long)r.samples, r.reason, (unsigned long long)(r.resident >> 20),
+			      (unsigned long long)(r.mapped >> 20));
 	}
 }

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../policy/hp_policy.h"
 
@@ -108,8 +109,8 @@ void *hp_pages_map_anon_aligned(size_t len, int thp);
 
 /* Process numbers from /proc/self/smaps_rollup: Rss, AnonHugePages,
  * Private_Hugetlb + Shared_Hugetlb (bytes).  0 on success, errno else. */
-struct hp_smaps { uint64_t rss, anon_huge, hugetlb, shared_hugetlb; };
-int hp_pages_smaps(struct hp_smaps *out);
+struct hp_rollup { uint64_t rss, anon_huge, hugetlb, shared_hugetlb; };
+int hp_pages_smaps(struct hp_rollup *out);
 
 /* ---- THP for blocks >= threshold, in front of any backend (thp_large.c) ---- */
 /* What the wrapper must know about the backend to advise before first touch. */
@@ -160,14 +161,20 @@ void *hp_thp_large_advise(void *p, size_t n);
  * mid-size range and guard, and the per-size counters at start. */
 void hp_thp_mid_init(const struct hp_plan *plan);
 size_t hp_thp_mid_min(void);            /* blocks from this size on are advised; 0: none */
-uint32_t hp_thp_mid_sizes(void);        /* the sizes whose counters were kept (bit k: 2^k B) */
 /* MADV_HUGEPAGE on the mid-size block [p, p+n) (guarded: plan_mthp.c) */
 void hp_thp_mid_advise(void *p, size_t n);
-void hp_thp_mid_counts(uint64_t *blocks, uint64_t *bytes);    /* advised so far */
-/* hugepages-<size>kB/stats/anon_fault_alloc (system-wide): 0 or errno */
-int hp_mthp_counter(uint64_t size, uint64_t *out);
-/* its rise since start-up for size 2^k: 0, or -1 unknown */
-int hp_mthp_counter_delta(int k, uint64_t *delta);
+/* What the report shows: the sizes (bit k: 2^k B, the plan's advised and
+ * kernel sizes), the advice so far, and (hp_thp_mid_scan: file reads) the
+ * process's bytes in folios of each size and the rise of each size's
+ * system-wide fault counter; HUGEPOLICY_UNKNOWN where not readable */
+struct hp_mthp_report {
+	uint32_t sizes;
+	uint64_t blocks_advised, bytes_advised;
+	uint64_t folio_bytes[32];
+	uint64_t fault_alloc[32];
+};
+void hp_thp_mid_counts(struct hp_mthp_report *r);      /* sizes and advice: atomics */
+void hp_thp_mid_scan(struct hp_mthp_report *r, int read);      /* folios, counters; 0: unknown */
 /* folio_scan.c: bytes of the process's anonymous memory in large folios,
  * by log2 of the folio size (pagemap + kpageflags): 0, or an errno (EPERM
  * without CAP_SYS_ADMIN, E2BIG when the walk was cut short) */
@@ -210,6 +217,29 @@ void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on
  * Once, at start-up; pools: the start-up probe's (a cgroup hugetlb limit
  * on any of them, or one unreadable, keeps every fork on the copy path). */
 void hp_fork_init(int thp_available, int verbose, int copy, const struct hp_pool *pools, int npools);
+/* fork_stack.c: fork_fn (glibc's fork) called on a stack hugepolicy owns
+ * when the calling thread's stack or sigaltstack is hugetlb memory it
+ * mapped, else called directly; its result and errno. */
+pid_t hp_fork(pid_t (*fork_fn)(void));
+void hp_fork_stack_init(void);                  /* once, at start-up (hp_fork_init) */
+/* What forks did so far (the fork.* keys of the report): as a parent, per
+ * fork() made while hugepolicy had hugetlb memory on the pool; as a forked
+ * child, what its fork made its own (a child starts with no children). */
+struct hp_fork_report {
+	uint64_t children;              /* such forks */
+	uint64_t children_shared;       /* ... whose child shares the pages copy-on-write (the pool had
+					 * room for every copy, or HUGEPOLICY_FORK=inherit) */
+	uint64_t children_staged;       /* ... whose copies were staged in the parent before fork */
+	uint64_t children_waited;       /* ... whose child copied them while the parent waited */
+	uint64_t unstaged_bytes;        /* bytes no copy could be staged for (the child copied them) */
+	uint64_t copied_bytes;          /* as a child: bytes copied from the pool */
+	uint64_t moved_bytes;           /* ... copied into THP or base pages (no pool page) */
+	uint64_t lost_bytes;            /* ... that could be made its own neither way */
+	uint64_t shared_bytes;          /* ... shared with the parent copy-on-write */
+	int pool_kept;                  /* new hugetlb mappings keep pool room for shared pages now */
+	int cgroup_limited;             /* a cgroup hugetlb limit at start-up: every fork copies */
+};
+void hp_fork_read(struct hp_fork_report *f);
 /* hugetlb_fork_sigbus.c: from prepare to the end of the child handler, a
  * child's SIGBUS inside a staged mapping puts the staged copy there
  * (hp_fork_place_staged, hugetlb_fork.c: 1 if it did) and retries. */
@@ -280,6 +310,23 @@ void hp_promote_unmapped(void *p, size_t len);
 int hp_promote_active(void);
 void hp_promote_poll(void);                    /* a big block came: sample now and then */
 void hp_promote_describe(struct hp_buf *b);     /* "; heap promotion: ..." */
+/* What the promotion did so far (the promote.* keys of the report;
+ * state: enum hp_promote_state, policy/hp_policy.h). */
+struct hp_promote_report {
+	int state;                      /* enum hp_promote_state */
+	uint64_t min;                   /* bytes resident that promote (0: never) */
+	uint64_t samples;               /* heap samples taken */
+	uint64_t resident, mapped;      /* the heap now: resident (mincore) of what the allocator mapped */
+	uint64_t sample_resident, sample_mapped;   /* ... at the last sample */
+	uint64_t at_resident, at_mapped;           /* ... at the promotion (0 before) */
+	uint64_t advised;               /* bytes advised MADV_HUGEPAGE by the promotion */
+	uint64_t pauses;                /* times the advice paused */
+	char reason[400];               /* the state's: the plan's, the last sample's verdict, the promotion's */
+	char cost_reason[160];          /* the fault costs that held or paused it, "" if none did */
+};
+void hp_promote_read(struct hp_promote_report *r);
+/* ... all but resident (left as it is): atomics, no mincore(2), no lock */
+void hp_promote_counters(struct hp_promote_report *r);
 #pragma GCC visibility pop
 
 #endif

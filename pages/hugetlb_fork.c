@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/single_threaded.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
@@ -169,7 +170,10 @@ static void unstage(void)
 }
 
 /* child, in the SIGBUS handler (hugetlb_fork_sigbus.c): the staged copy of
- * the mapping holding addr put there; 1 if it was */
+ * the mapping holding addr put there; 1 if it was.  It reads no thread-
+ * local storage (the fault may be the thread descriptor's page, gone from
+ * the child): mremap through syscall(2), not glibc's variadic wrapper, whose
+ * stack protector reads the canary there. */
 int hp_fork_place_staged(const void *addr)
 {
 	uintptr_t a = (uintptr_t)addr;
@@ -178,7 +182,8 @@ int hp_fork_place_staged(const void *addr)
 		if (a < b || a - b >= stage[i].len)
 			continue;
 		if (!stage[i].copy ||
-		    mremap(stage[i].copy, stage[i].len, stage[i].len, MREMAP_MAYMOVE | MREMAP_FIXED, stage[i].base) == MAP_FAILED)
+		    (void *)syscall(SYS_mremap, stage[i].copy, stage[i].len, stage[i].len, MREMAP_MAYMOVE | MREMAP_FIXED,
+				    stage[i].base) != stage[i].base)
 			return 0;
 		stage[i].copy = NULL;
 		return 1;
@@ -329,6 +334,54 @@ static void say_exposed(unsigned lv)
 	pipe_err[lv] = 0;
 }
 
+/* what forks did (the fork.* keys): as a parent, per fork() with hugetlb
+ * memory on the pool; as a child, what its fork made its own.  Written
+ * under the table's lock, read without it. */
+static _Atomic uint64_t children, children_shared, children_staged, children_waited, unstaged_bytes;
+static _Atomic uint64_t own_copied, own_moved, own_lost, own_shared;
+
+static void count_fork(void)
+{
+	if (hp_tlb_pool_bytes() == 0)
+		return;
+	atomic_fetch_add_explicit(&children, 1, memory_order_relaxed);
+	if (!copy || lazy)
+		atomic_fetch_add_explicit(&children_shared, 1, memory_order_relaxed);
+	else if (staged)
+		atomic_fetch_add_explicit(&children_staged, 1, memory_order_relaxed);
+	else if (wait_fds[0] >= 0)
+		atomic_fetch_add_explicit(&children_waited, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&unstaged_bytes, unstaged, memory_order_relaxed);
+}
+
+static void count_child(const struct rehome *r, uint64_t shared)
+{
+	atomic_store_explicit(&children, 0, memory_order_relaxed);
+	atomic_store_explicit(&children_shared, 0, memory_order_relaxed);
+	atomic_store_explicit(&children_staged, 0, memory_order_relaxed);
+	atomic_store_explicit(&children_waited, 0, memory_order_relaxed);
+	atomic_store_explicit(&unstaged_bytes, 0, memory_order_relaxed);
+	atomic_store_explicit(&own_copied, r->copied, memory_order_relaxed);
+	atomic_store_explicit(&own_moved, r->moved, memory_order_relaxed);
+	atomic_store_explicit(&own_lost, r->lost, memory_order_relaxed);
+	atomic_store_explicit(&own_shared, shared, memory_order_relaxed);
+}
+
+void hp_fork_read(struct hp_fork_report *f)
+{
+	f->children = atomic_load(&children);
+	f->children_shared = atomic_load(&children_shared);
+	f->children_staged = atomic_load(&children_staged);
+	f->children_waited = atomic_load(&children_waited);
+	f->unstaged_bytes = atomic_load(&unstaged_bytes);
+	f->copied_bytes = atomic_load(&own_copied);
+	f->moved_bytes = atomic_load(&own_moved);
+	f->lost_bytes = atomic_load(&own_lost);
+	f->shared_bytes = atomic_load(&own_shared);
+	f->pool_kept = hp_fork_cow_keeping();
+	f->cgroup_limited = cg_limited;
+}
+
 static void parent(void)
 {
 	int saved = errno;
@@ -346,6 +399,8 @@ static void parent(void)
 				;
 			close(wait_fds[lv]);
 		}
+		if (lv == 0)
+			count_fork();
 		wait_fds[lv] = done_fds[lv] = -1;
 		if (lv == 0)
 			staged = 0;
@@ -399,6 +454,8 @@ static void child(void)
 			wait_fds[i] = done_fds[i] = -1;
 		}
 		staged = 0;
+		if (lv == 0)
+			count_child(&r, shared ? shared : lazy ? hp_tlb_pool_bytes() : 0);
 		if (r.lost)
 			hp_say("fork: %zu bytes of hugetlb memory could not be made the child's own "
 			       "(no pool page and no memory to copy into): writing there may kill this process", r.lost);
@@ -432,5 +489,6 @@ void hp_fork_init(int thp_available, int say, int copy_at_fork, const struct hp_
 	thp_ok = thp_available;
 	verbose = say;
 	copy = copy_at_fork;
+	hp_fork_stack_init();
 	pthread_once(&once, install);
 }

@@ -58,6 +58,7 @@ static void count(unsigned shift, size_t len, int sign)
 {
 	atomic_fetch_add(&sz_maps[shift], (size_t)sign);
 	atomic_fetch_add(&sz_bytes[shift], sign > 0 ? len : -len);
+	hp_live_changed();
 }
 
 static int add(uintptr_t base, size_t len, int owner, unsigned char on_pool, unsigned char shift)
@@ -239,6 +240,7 @@ void hp_tlb_fallback(int owner, size_t bytes)
 {
 	atomic_fetch_add(&fb_count[owner], 1);
 	atomic_fetch_add(&fb_bytes[owner], bytes);
+	hp_live_changed();
 }
 
 void hp_tlb_counts(int owner, struct hp_tlb_counts *c)
@@ -269,6 +271,7 @@ void hp_tlb_refused(size_t page_size, size_t bytes)
 {
 	atomic_fetch_add(&sz_refused[page_size ? __builtin_ctzll(page_size) & 63 : 0], 1);
 	atomic_fetch_add(&sz_refused_bytes[page_size ? __builtin_ctzll(page_size) & 63 : 0], bytes);
+	hp_live_changed();
 }
 
 int hp_tlb_sizes(struct hp_tlb_size *out, int max)

@@ -109,7 +109,7 @@ static uint64_t kb_field(const char *buf, const char *name)
 	return strtoull(s, NULL, 10) * 1024;
 }
 
-int hp_pages_smaps(struct hp_smaps *out)
+int hp_pages_smaps(struct hp_rollup *out)
 {
 	char buf[2048];
 	int saved = errno;

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "hp_pages.h"
+#include "hugepolicy.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -30,13 +31,14 @@
 
 static uint64_t mid_min, pmd = HP_HUGE_2M;
 static int guard, verbose;
-static uint32_t sizes;                  /* advised | kernel sizes: the counters kept */
+static uint32_t sizes;                  /* the plan's advised | kernel sizes: the counters kept */
 static uint64_t start_count[32];
 static uint32_t start_ok;               /* bit k: start_count[k] was read */
 static atomic_size_t blocks, bytes_advised;
 static atomic_int said;
 
-int hp_mthp_counter(uint64_t size, uint64_t *out)
+/* hugepages-<size>kB/stats/anon_fault_alloc (system-wide): 0 or errno */
+static int counter(uint64_t size, uint64_t *out)
 {
 	char path[128], buf[32];
 	snprintf(path, sizeof path, "/sys/kernel/mm/transparent_hugepage/hugepages-%llukB/stats/anon_fault_alloc",
@@ -53,9 +55,10 @@ void hp_thp_mid_init(const struct hp_plan *plan)
 	guard = plan->mthp_guard;
 	pmd = plan->mthp_pmd ? plan->mthp_pmd : HP_HUGE_2M;
 	verbose = plan->verbose;
-	sizes = plan->mthp == HP_MTHP_ADVISE || plan->mthp == HP_MTHP_KERNEL ? plan->mthp_advised | plan->mthp_kernel : 0;
+	sizes = plan->mthp_advised | plan->mthp_kernel;
+	start_ok = 0;
 	for (int k = 0; k < 32; k++)
-		if ((sizes & (1u << k)) && hp_mthp_counter((uint64_t)1 << k, &start_count[k]) == 0)
+		if ((sizes & (1u << k)) && counter((uint64_t)1 << k, &start_count[k]) == 0)
 			start_ok |= 1u << k;
 }
 
@@ -64,35 +67,41 @@ size_t hp_thp_mid_min(void)
 	return (size_t)mid_min;
 }
 
-uint32_t hp_thp_mid_sizes(void)
+void hp_thp_mid_counts(struct hp_mthp_report *r)
 {
-	return sizes;
+	r->sizes = sizes;
+	r->blocks_advised = atomic_load(&blocks);
+	r->bytes_advised = atomic_load(&bytes_advised);
 }
 
-int hp_mthp_counter_delta(int k, uint64_t *delta)
+void hp_thp_mid_scan(struct hp_mthp_report *r, int read)
 {
-	uint64_t now;
-	if (k < 0 || k > 31 || !(start_ok & (1u << k)) || hp_mthp_counter((uint64_t)1 << k, &now))
-		return -1;
-	*delta = now > start_count[k] ? now - start_count[k] : 0;
-	return 0;
-}
-
-void hp_thp_mid_counts(uint64_t *nblocks, uint64_t *nbytes)
-{
-	*nblocks = atomic_load(&blocks);
-	*nbytes = atomic_load(&bytes_advised);
+	uint64_t folio[64];
+	int scan = read && sizes ? hp_pages_folio_bytes(folio) : ENOENT;
+	for (int k = 0; k < 32; k++) {
+		uint64_t now;
+		r->folio_bytes[k] = scan ? HUGEPOLICY_UNKNOWN : folio[k];
+		r->fault_alloc[k] = HUGEPOLICY_UNKNOWN;
+		if (read && (start_ok & (1u << k)) && counter((uint64_t)1 << k, &now) == 0)
+			r->fault_alloc[k] = now > start_count[k] ? now - start_count[k] : 0;
+	}
 }
 
 void hp_thp_mid_advise(void *p, size_t n)
 {
 	uint64_t seg[8][2], page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t first = (uintptr_t)p & ~(page - 1), last = ((uintptr_t)p + n + page - 1) & ~(page - 1);
-	int saved = errno, ns = hp_mthp_segments(first, last, page, pmd, guard, seg, 8);
+	uint64_t at = (uintptr_t)p & ~(page - 1), last = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+	int saved = errno, ns, calls = 0;
 	size_t done = 0;
-	for (int i = 0; i < ns; i++)
-		if (madvise((void *)(uintptr_t)seg[i][0], seg[i][1] - seg[i][0], MADV_HUGEPAGE) == 0)
-			done += seg[i][1] - seg[i][0];
+	/* a block may span many windows: the segments eight at a time, each
+	 * batch going on from the window boundary the last one ended at */
+	do {
+		ns = hp_mthp_segments(at, last, page, pmd, guard, seg, 8);
+		for (int i = 0; i < ns; i++, calls++)
+			if (madvise((void *)(uintptr_t)seg[i][0], seg[i][1] - seg[i][0], MADV_HUGEPAGE) == 0)
+				done += seg[i][1] - seg[i][0];
+		at = ns ? seg[ns - 1][1] : last;
+	} while (ns == 8 && at < last);
 	errno = saved;
 	if (!done)
 		return;
@@ -100,5 +109,5 @@ void hp_thp_mid_advise(void *p, size_t n)
 	atomic_fetch_add_explicit(&bytes_advised, done, memory_order_relaxed);
 	if (verbose && !atomic_exchange(&said, 1))
 		hp_say("mTHP: first mid-size block of %zu bytes: %zu bytes advised MADV_HUGEPAGE in %d range%s", n,
-		       done, ns, ns == 1 ? "" : "s (the first page of each PMD-aligned window left out)");
+		       done, calls, calls == 1 ? "" : "s (the first page of each PMD-aligned window left out)");
 }

@@ -218,8 +218,8 @@ def run_one(args, wl, backend, mode, rnd, out_dir):
     run.update(workload=wl.name, round=rnd, config=config, backend=backend, mode=mode,
                hugetlb_pool_pages=pool, metrics={}, info={}, error="",
                settle_s=settle_s, free_2m_blocks=free_2m,
-               hp_stats=stats, hp_pages=(stats or {}).get("pages"),
-               hp_reason=(stats or {}).get("reason"))
+               hp_stats=stats, hp_pages=(stats or {}).get("plan.pages"),
+               hp_reason=(stats or {}).get("plan.pages_reason"))
     run["ok"] = m["exit_code"] == 0 and not m["timed_out"] and not m.get("driver_error")
     if m["timed_out"]:
         run["error"] = "timed out after %g s" % args.timeout

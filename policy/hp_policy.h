@@ -369,6 +369,16 @@ enum hp_promote_verdict {
  * bytes the allocator has mapped and not unmapped.  The verdict, and
  * in why (cap bytes) the numbers it was taken on. */
 int hp_promote_decide(uint64_t promote_min, uint64_t resident, uint64_t mapped, char *why, size_t cap);
+/* What the promotion did so far (pages/heap_promote.c, the promote.* keys). */
+enum hp_promote_state {
+	HP_PROMOTE_STATE_OFF,           /* not for this plan: reason = the plan's */
+	HP_PROMOTE_STATE_UNSAMPLED,     /* the allocator mapped nothing yet */
+	HP_PROMOTE_STATE_WAITING,       /* the last sample found the heap small or sparse */
+	HP_PROMOTE_STATE_HELD,          /* large and dense, but THP faults cost more here */
+	HP_PROMOTE_STATE_PROMOTED,      /* new memory advised MADV_HUGEPAGE */
+	HP_PROMOTE_STATE_PAUSED,        /* promoted, advice paused while THP faults cost more */
+};
+const char *hp_promote_state_name(int state);  /* "off", "unsampled", "waiting", ... */
 void hp_plan_promote(const struct hp_options *o, struct hp_plan *pl);
 /* plan time: adapt and its reason (auto on THP only; thp_pays.c) */
 void hp_plan_adapt(const struct hp_options *o, struct hp_plan *pl);
@@ -458,6 +468,8 @@ void hp_buf_escaped(struct hp_buf *b, const char *s, size_t max);
 #define HP_SAY_MAX (1024 + 128)
 /* Append "hugepolicy[NAME PID]: ", the name escaped and capped at 64 bytes. */
 void hp_buf_prefix(struct hp_buf *b);
+/* ... of another process: its name and pid */
+void hp_buf_prefix_of(struct hp_buf *b, const char *name, int pid);
 /* Copy src into dst[cap], truncating; always NUL-terminated. */
 void hp_strlcpy(char *dst, const char *src, size_t cap);
 /* Write all of buf to fd; 0 or errno. */
@@ -467,6 +479,14 @@ int hp_write_all(int fd, const char *s, size_t n);
 void hp_json_str(struct hp_buf *b, const char *s);
 /* The probe and what auto would choose, as text or JSON, into b. */
 void hp_probe_format(const struct hp_probe *p, int json, struct hp_buf *b);
+
+/* ---- the live report (live.c, hp_live.h) ---- */
+/* Something the report counts changed: the library rewrites the block that
+ * `hugepolicy inspect` reads (integration/live.c registers that writer at
+ * start-up; before, and outside the library, nothing happens).  Safe under
+ * any lock of the page layer and in a fork handler; never allocates. */
+void hp_live_changed(void);
+void hp_live_set_writer(void (*fn)(void));
 
 /* ---- log (log.c): where output goes ---- */
 /* Record whether fd 2 is open and which file it is (st_dev/st_ino); once,

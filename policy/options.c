@@ -281,9 +281,10 @@ const struct hp_option_row hp_option_table[HP_OPT_COUNT] = {
 		"append every line and the exit report to this file instead of stderr (\"\": stderr)" },
 	[HP_OPT_FORK] = { "fork", "HUGEPOLICY_FORK", "copy",
 		"copy|inherit", parse_fork,
-		"a fork()ed child copies the hugetlb memory it inherits before fork returns (from the pool, "
-		"else into THP/base pages), so it can never be killed for want of a pool page; inherit: the "
-		"kernel's copy-on-write (fast fork; a child that writes there when the pool is empty dies)" },
+		"a fork()ed child never dies for want of a pool page: nothing is copied where the pool has "
+		"room for a copy of every hugetlb page, else the child makes them its own before fork returns "
+		"(from the pool, else into THP/base pages); inherit: the kernel's copy-on-write always (a "
+		"child that writes there when the pool is empty dies)" },
 	[HP_OPT_REPORT_PID] = { "report_pid", "HUGEPOLICY_REPORT_PID", "",
 		"a process id, or \"\" for every process", parse_report_pid,
 		"only the process with this pid prints the verbose lines and the exit report; others keep "

@@ -7,7 +7,7 @@
  * configured the plan is read-only.  Nothing outside policy/ sets a
  * decision of the plan.
  *
- * Rules (DESIGN.md "lessons"): decide automatically and fall back
+ * Rules (docs/design.md): decide automatically and fall back
  * gracefully; hugetlb only where Free-Rsvd (and the cgroup limit) leave room,
  * since a hugetlb fault that cannot be served is a SIGBUS; THP only where the
  * kernel's `enabled` is not `never`.
@@ -187,7 +187,7 @@ void hp_plan_make_with(const struct hp_options *opt, const struct hp_probe *p, c
 		break;
 	default: /* AUTO */
 		/* THP first: it cannot fail later, and only on blocks >= threshold
-		 * (DESIGN.md: huge pages pay on large, dense memory; whole-heap THP
+		 * (docs/design.md: huge pages pay on large, dense memory; whole-heap THP
 		 * bloats small and sparse heaps), for every backend - so mimalloc
 		 * does not turn on large_os_pages, which would take hugetlb pages
 		 * first.  hugetlb only where THP is not there: a forked child's

@@ -5,9 +5,9 @@
  * reach of the backend.  Pure: facts + plan -> plan fields with a reason.
  *
  * Invariants:
- * - this is the only place outside plan.c and plan_thp.c that sets a
- *   decision of the plan (pages, thp_scope, thp_process, thp_small_nohuge)
- *   or its reason; backends and start-up report facts and read the plan;
+ * - decisions are set only in policy/ (here, plan.c, plan_thp.c,
+ *   plan_pagesize.c, promote.c, thp_pays.c); backends and start-up report
+ *   facts and read the plan;
  * - a fact changes only the decisions it is about, and what was derived
  *   before it (thp_available, promotion, adapt, the pools) stays as the
  *   options and the probe made it;

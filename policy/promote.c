@@ -86,3 +86,14 @@ void hp_plan_promote(const struct hp_options *o, struct hp_plan *pl)
 			 HP_PROMOTE_DENSE_PCT);
 	}
 }
+
+static const char *const state_names[] = {
+	[HP_PROMOTE_STATE_OFF] = "off", [HP_PROMOTE_STATE_UNSAMPLED] = "unsampled",
+	[HP_PROMOTE_STATE_WAITING] = "waiting", [HP_PROMOTE_STATE_HELD] = "held",
+	[HP_PROMOTE_STATE_PROMOTED] = "promoted", [HP_PROMOTE_STATE_PAUSED] = "paused",
+};
+
+const char *hp_promote_state_name(int state)
+{
+	return state >= 0 && state <= HP_PROMOTE_STATE_PAUSED ? state_names[state] : "?";
+}

@@ -178,11 +178,16 @@ void hp_buf_escaped(struct hp_buf *b, const char *s, size_t max)
 	escape(b, s, max, 1);
 }
 
-void hp_buf_prefix(struct hp_buf *b)
+void hp_buf_prefix_of(struct hp_buf *b, const char *name, int pid)
 {
 	hp_buf_printf(b, "hugepolicy[");
-	escape(b, hp_program(), 64, 1);
-	hp_buf_printf(b, " %d]: ", (int)getpid());
+	escape(b, name, 64, 1);
+	hp_buf_printf(b, " %d]: ", pid);
+}
+
+void hp_buf_prefix(struct hp_buf *b)
+{
+	hp_buf_prefix_of(b, hp_program(), (int)getpid());
 }
 
 void hp_say(const char *fmt, ...)

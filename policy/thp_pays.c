@@ -2,7 +2,7 @@
  * thp_pays.c - does a THP fault pay on this host now: the rule, as a table.
  *
  * What auto's huge pages promise is a fault saving (no TLB gain is
- * promised: DESIGN.md).  One THP fault maps and zeroes a whole huge page
+ * promised: docs/design.md).  One THP fault maps and zeroes a whole huge page
  * where base pages would fault one page at a time, so THP pays where it
  * costs less than the base-page faults it replaces: per_huge of them for
  * memory the caller fills (a big block), density % of them for a heap

@@ -74,6 +74,9 @@ void *hp_region_os_pages(size_t bytes);
 void hp_region_os_yield(void);
 int hp_region_os_verbose(void);         /* HUGEPOLICY_VERBOSE in force */
 void hp_region_os_say(const char *line);
+/* The region counts (hp_region_stats) changed: Linux rewrites the live
+ * report (policy/hp_live.h); Windows has none. */
+void hp_region_os_counted(void);
 
 /* ---- Linux helpers ---- */
 /* The process plan that `auto` stands for, start-up run first if no

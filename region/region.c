@@ -90,6 +90,7 @@ HP_REGION_API void *hugepolicy_region_alloc(size_t bytes, const struct hugepolic
 	atomic_fetch_add(&live, 1);
 	if (r.kind != r.asked)
 		atomic_fetch_add(&stepped, 1);
+	hp_region_os_counted();
 	hp_region_say(&r, "region");
 	errno = saved;
 	return (void *)r.base;
@@ -105,6 +106,7 @@ HP_REGION_API int hugepolicy_region_free(void *region)
 	hp_region_os_unmap(&r);
 	count(&r, -1);
 	atomic_fetch_sub(&live, 1);
+	hp_region_os_counted();
 	return 0;
 }
 
@@ -146,6 +148,7 @@ HP_REGION_API void *hugepolicy_region_resize(void *region, size_t bytes)
 	}
 	count(&old, -1);
 	count(&r, 1);
+	hp_region_os_counted();
 	hp_region_table_put(&r);
 	hp_region_say(&r, "resize");
 	return (void *)r.base;

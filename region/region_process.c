@@ -35,6 +35,11 @@ void hp_region_os_say(const char *line)
 	hp_say("%s", line);
 }
 
+void hp_region_os_counted(void)
+{
+	hp_live_changed();
+}
+
 int hp_region_os_auto(struct hp_region *r)
 {
 	const struct hp_plan *pl = hp_region_process_plan();

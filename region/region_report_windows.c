@@ -23,22 +23,23 @@ HP_REGION_API const char *hugepolicy_version(void)
 
 HP_REGION_API int hugepolicy_report(int fd, unsigned flags)
 {
-	char text[512];
+	char text[640];
 	struct hp_region_stats s;
 	hp_region_stats(&s);
 	unsigned long pid = (unsigned long)GetCurrentProcessId();
 	int n;
+	/* the keys of the Linux report that mean something here, in its order */
 	if (flags & HUGEPOLICY_REPORT_JSON)
-		n = snprintf(text, sizeof text, "hugepolicy-stats: {\"backend\":\"none\",\"pid\":%lu,\"version\":\"%s\","
+		n = snprintf(text, sizeof text, "hugepolicy-stats: {\"pid\":%lu,\"version\":\"%s\",\"plan.backend\":\"none\","
 			     "\"region.count\":%llu,\"region.hugetlb_bytes\":%llu,\"region.thp_bytes\":%llu,"
 			     "\"region.base_bytes\":%llu,\"region.stepped_down\":%llu}\n", pid, HP_VERSION,
 			     (unsigned long long)s.regions, (unsigned long long)s.hugetlb_bytes,
 			     (unsigned long long)s.thp_bytes, (unsigned long long)s.base_bytes,
 			     (unsigned long long)s.stepped_down);
 	else
-		n = snprintf(text, sizeof text, "hugepolicy[%lu]: report\n  %-22s none (Windows: regions only)\n"
-			     "  %-22s %llu\n  %-22s %llu        large pages\n  %-22s %llu\n  %-22s %llu\n"
-			     "  %-22s %llu        regions that got less than asked\n", pid, "backend",
+		n = snprintf(text, sizeof text, "hugepolicy[%lu]: report\n  %-22s %lu\n  %-22s %s\n  %-22s none\n"
+			     "  %-22s %llu\n  %-22s %llu\n  %-22s %llu\n  %-22s %llu\n  %-22s %llu\n", pid, "pid", pid,
+			     "version", HP_VERSION, "plan.backend",
 			     "region.count", (unsigned long long)s.regions, "region.hugetlb_bytes",
 			     (unsigned long long)s.hugetlb_bytes, "region.thp_bytes", (unsigned long long)s.thp_bytes,
 			     "region.base_bytes", (unsigned long long)s.base_bytes, "region.stepped_down",

@@ -39,6 +39,11 @@ void hp_region_os_yield(void)
 	SwitchToThread();
 }
 
+/* no live report on Windows: `hugepolicy inspect` is Linux's */
+void hp_region_os_counted(void)
+{
+}
+
 int hp_region_os_verbose(void)
 {
 	const char *v = getenv("HUGEPOLICY_VERBOSE");

@@ -44,7 +44,7 @@ foreach(B ${BACKENDS})
       set_tests_properties(${T} PROPERTIES
         ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=${P}" SKIP_RETURN_CODE 77)
       # mimalloc's thp maps pool pages itself and touches them later: a pool
-      # that another test shrinks meanwhile could be a SIGBUS (DESIGN.md)
+      # that another test shrinks meanwhile could be a SIGBUS (docs/design.md)
       if(B STREQUAL "mimalloc" AND P STREQUAL "thp")
         set_tests_properties(${T} PROPERTIES RESOURCE_LOCK hugetlb_pool)
       endif()

@@ -109,3 +109,50 @@ add_test(NAME system_hugetlb_fork_with_room_for_every_copy_copies_nothing_and_ke
 set_tests_properties(system_hugetlb_fork_with_room_for_every_copy_copies_nothing_and_keeps_the_room PROPERTIES
   ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
   RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# a fork from a stack that is hugetlb memory (a malloc'ed sigaltstack or
+# thread stack on the pool), with the pool then left without a page, runs
+# glibc's fork on a stack of hugepolicy's own (pages/fork_stack.c): the
+# child lives, writes its stack and every block; the program's sigaltstack
+# is put back.  Seen from the program, that fork is glibc's: a sigaltstack
+# its atfork handlers set stays in force, its prepare handler has the room
+# of a thread's stack (RLIMIT_STACK), and errno is left as it was by a fork
+# that succeeds, also where no stack could be mapped (RLIMIT_AS)
+add_executable(test_fork_own_stack test_fork_own_stack.c)
+target_link_libraries(test_fork_own_stack PRIVATE hugepolicy pthread)
+set(EMPTY with_the_pool_empty_keeps_the_child_alive)
+foreach(B system jemalloc mimalloc)
+  foreach(M altstack altstack_threads thread atfork_sigaltstack atfork_deep errno)
+    set(W thread_stack_${EMPTY})
+    if(M STREQUAL altstack)
+      set(W sigaltstack_${EMPTY})
+    elseif(M STREQUAL altstack_threads)
+      set(W sigaltstack_while_a_thread_writes_${EMPTY})
+    elseif(M STREQUAL atfork_sigaltstack)
+      set(W sigaltstack_keeps_the_sigaltstack_an_atfork_handler_sets)
+    elseif(M STREQUAL atfork_deep)
+      set(W sigaltstack_gives_a_prepare_handler_2mib_of_stack)
+    elseif(M STREQUAL errno)
+      set(W sigaltstack_leaves_errno_when_no_stack_can_be_mapped)
+    endif()
+    set(T ${B}_hugetlb_fork_on_a_malloced_${W})
+    add_test(NAME ${T} COMMAND ${POOL} 8 $<TARGET_FILE:test_fork_own_stack> ${M})
+    set_tests_properties(${T} PROPERTIES
+      ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
+      RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 60)
+  endforeach()
+endforeach()
+
+# a multi-threaded parent's child, the pool without a page for its own
+# copy: each hugetlb mapping holds its content of an instant between the
+# call of fork and the fork (the copy staged in prepare), the rest of its
+# memory that of the fork - the documented snapshot, checked by bounds
+add_executable(test_fork_snapshot test_fork_snapshot.c)
+target_link_libraries(test_fork_snapshot PRIVATE hugepolicy pthread)
+foreach(B system jemalloc mimalloc)
+  set(T ${B}_hugetlb_fork_child_sees_hugetlb_memory_of_an_instant_between_the_fork_call_and_the_fork)
+  add_test(NAME ${T} COMMAND ${POOL} 8 $<TARGET_FILE:test_fork_snapshot>)
+  set_tests_properties(${T} PROPERTIES
+    ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
+    RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 60)
+endforeach()

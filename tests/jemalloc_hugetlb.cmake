@@ -12,6 +12,9 @@ add_dependencies(test_jemalloc_hugetlb_hooks hpje_archive)
 target_include_directories(test_jemalloc_hugetlb_hooks PRIVATE ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(test_jemalloc_hugetlb_hooks PRIVATE ${HPJE_DIR}/libhpje.a dl m pthread)
 set(JE_POOL sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_pool.sh)
+# a heap inside arena 0's first step (a wrapper: timeout, a shell) takes
+# no pool page: pages are taken when the heap outgrows it
+add_test(NAME jemalloc_hugetlb_small_heap_takes_no_pool_page COMMAND ${JE_POOL} 8 ${JE_TLB} tiny)
 add_test(NAME jemalloc_hugetlb_puts_small_blocks_on_the_pool COMMAND ${JE_POOL} 40 ${JE_TLB} small)
 add_test(NAME jemalloc_hugetlb_puts_every_arena_on_the_pool COMMAND ${JE_POOL} 64 ${JE_TLB} threads)
 # a parent cgroup with hugetlb.2MB.max = 3 pages: the rest of the heap on
@@ -23,7 +26,7 @@ add_test(NAME jemalloc_hugetlb_keeps_freed_extents_and_realloc_keeps_data COMMAN
 add_test(NAME jemalloc_hugetlb_report_and_stats_match_smaps COMMAND ${JE_POOL} 40 ${JE_TLB} report)
 add_test(NAME jemalloc_hugetlb_hooks_never_release_or_merge_hugetlb_extents COMMAND ${JE_POOL} 8
   $<TARGET_FILE:test_jemalloc_hugetlb_hooks>)
-set(JE_TLB_TESTS jemalloc_hugetlb_puts_small_blocks_on_the_pool jemalloc_hugetlb_puts_every_arena_on_the_pool
+set(JE_TLB_TESTS jemalloc_hugetlb_small_heap_takes_no_pool_page jemalloc_hugetlb_puts_small_blocks_on_the_pool jemalloc_hugetlb_puts_every_arena_on_the_pool
   jemalloc_hugetlb_under_cgroup_limit_falls_back_without_sigbus jemalloc_hugetlb_fork_child_writes_arena_memory
   jemalloc_hugetlb_keeps_freed_extents_and_realloc_keeps_data jemalloc_hugetlb_report_and_stats_match_smaps
   jemalloc_hugetlb_hooks_never_release_or_merge_hugetlb_extents)

@@ -5,14 +5,26 @@
 # on every exit path (a signal included).  MODE never also sets every other
 # size below the PMD size to never for CMD (each restored).  Tests using it
 # hold the CTest RESOURCE_LOCK thp_enabled.  Exit 77 (skip) with the reason
-# when the size cannot be switched here.
+# when the size cannot be switched here; with -o first, run CMD as it is
+# then (the size's keys are optional to it), saying why.
 set -u
+optional=0
+[ "$1" = -o ] && { optional=1; shift; }
 size=$1 want=$2
 shift 2
 dir=/sys/kernel/mm/transparent_hugepage
 f=$dir/hugepages-${size}kB/enabled
-[ "$(id -u)" = 0 ] || { echo "SKIP: switching mTHP needs root: $(id -un)"; exit 77; }
-[ -w "$f" ] || { echo "SKIP: $f is missing or read-only (kernel < 6.8?)"; exit 77; }
+why=""
+if [ "$(id -u)" != 0 ]; then
+	why="switching mTHP needs root: $(id -un)"
+elif [ ! -w "$f" ]; then
+	why="$f is missing or read-only (kernel < 6.8?)"
+fi
+if [ -n "$why" ]; then
+	[ $optional = 1 ] && { echo "mthp_enabled.sh: $why; running the command as it is"; exec "$@"; }
+	echo "SKIP: $why"
+	exit 77
+fi
 pmd=$(cat $dir/hpage_pmd_size 2>/dev/null || echo 2097152)
 saved=""                        # "file word" pairs, one a line, to put back
 restore() {

@@ -30,12 +30,11 @@ set_tests_properties(install_to_usr_via_destdir_gives_a_correct_pc
   install_to_usr_via_destdir_consumers_build_and_run PROPERTIES FIXTURES_REQUIRED pkg_usr_tree)
 
 # man pages
-foreach(W render installed options environment report api example cli)
+foreach(W render installed options environment api example cli)
   set(N_render man_pages_render)
   set(N_installed installed_man_pages_are_found_by_man)
   set(N_options man7_names_every_option_variable_with_its_default)
   set(N_environment man1_environment_names_every_variable)
-  set(N_report man7_names_every_key_of_the_json_report)
   set(N_api man3_describes_every_function_and_struct_field)
   set(N_cli man1_describes_every_cli_option_and_command)
   set(N_example man3_example_compiles_and_runs)
@@ -69,7 +68,7 @@ set_tests_properties(usr_configured_tree_builds_for_packaging
   install_to_a_prefix_consumers_build_and_run man_pages_render installed_man_pages_are_found_by_man
   man7_names_every_option_variable_with_its_default man3_describes_every_function_and_struct_field
   man1_describes_every_cli_option_and_command man3_example_compiles_and_runs
-  man1_environment_names_every_variable man7_names_every_key_of_the_json_report
+  man1_environment_names_every_variable
   readme_names_only_known_variables_and_every_default
   readme_gives_the_cli_only_options_its_help_lists
   deb_packages_build deb_packages_hold_soname_man_pages_and_licence

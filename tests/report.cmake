@@ -15,6 +15,19 @@ foreach(B ${BACKENDS})
   set_tests_properties(${B}_child_hugetlb_fallback_line_never_lands_in_a_parents_file PROPERTIES
     RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
 endforeach()
+# the keys (issue 21, item 4): text and JSON alike, each in hugepolicy(7)'s
+# table with its type; and the table holds no key the library lacks
+set(KEYS_PY ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/test_report_keys.py)
+foreach(B ${BACKENDS})
+  add_test(NAME ${B}_report_text_and_json_have_the_same_keys_each_typed_as_man7_says
+    COMMAND ${KEYS_PY} backend ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR} ${B})
+endforeach()
+# (hugepages-64kB madvise, where the kernel has it, for the mTHP keys)
+add_test(NAME man7_documents_only_report_keys_the_library_has
+  COMMAND ${POOL} 24 sh ${CMAKE_CURRENT_SOURCE_DIR}/mthp_enabled.sh -o 64 madvise
+    ${KEYS_PY} coverage ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+set_tests_properties(man7_documents_only_report_keys_the_library_has PROPERTIES
+  RESOURCE_LOCK "hugetlb_pool;thp_enabled" RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
 add_test(NAME exit_report_reaches_stderr_when_the_program_closes_it_first
   COMMAND ${REPORT_SH} exit-closed ${CMAKE_BINARY_DIR} ${Python3_EXECUTABLE})
 add_test(NAME long_backend_variables_are_cut_and_the_sentence_kept COMMAND ${REPORT_SH} long-values ${CMAKE_BINARY_DIR})
@@ -30,13 +43,13 @@ add_test(NAME hugepolicy_log_path_expands_pid_and_resolves_relative_paths COMMAN
 set_tests_properties(hugepolicy_log_path_expands_pid_and_resolves_relative_paths PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME hugepolicy_log_is_refused_in_set_user_id_programs COMMAND ${REPORT_SH} setuid ${CMAKE_BINARY_DIR})
 set_tests_properties(hugepolicy_log_is_refused_in_set_user_id_programs PROPERTIES SKIP_RETURN_CODE 77)
-# the report prints the backend's config whole, past the 192 bytes of
-# struct hugepolicy_stats.config (a reservation's reason was cut mid-word)
-add_test(NAME report_prints_the_config_line_whole
+# the report prints a reason whole, past the 192 bytes of struct
+# hugepolicy_stats.config (a reservation's reason was cut mid-word there)
+add_test(NAME report_prints_the_reservation_reason_whole
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_pool.sh 8 $<TARGET_FILE:test_report_host>)
-set_tests_properties(report_prints_the_config_line_whole PROPERTIES
+set_tests_properties(report_prints_the_reservation_reason_whole PROPERTIES
   ENVIRONMENT "HUGEPOLICY_BACKEND=mimalloc;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_RESERVE=1T;HUGEPOLICY_STATS=1"
-  PASS_REGULAR_EXPRESSION "config +mimalloc [^\n]*reservation of 1099511627776 B from the 2 MiB pool failed: [^\n]*\\(Cannot allocate memory\\)\n"
+  PASS_REGULAR_EXPRESSION "\n  backend.reserve_reason +[^\n]*reservation of 1099511627776 B from the 2 MiB pool failed: [^\n]*\\(Cannot allocate memory\\)\n"
   RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
 # a refused reservation gives the size it asked the pool for, rounded down to
 # whole segments as the success line says (1 TiB + 16 MiB asks for 1 TiB)

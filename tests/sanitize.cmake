@@ -29,6 +29,7 @@ set(SAN_DIR ${CMAKE_CURRENT_SOURCE_DIR}/sanitize)
 file(GLOB SAN_POLICY CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/policy/*.c)
 set(SAN_TLB ${CMAKE_SOURCE_DIR}/pages/hugetlb_map.c ${CMAKE_SOURCE_DIR}/pages/hugetlb_map_lock.c ${CMAKE_SOURCE_DIR}/pages/hugetlb_pages.c)
 set(SAN_FORK ${CMAKE_SOURCE_DIR}/pages/hugetlb_fork.c ${CMAKE_SOURCE_DIR}/pages/hugetlb_fork_sigbus.c
+  ${CMAKE_SOURCE_DIR}/pages/fork_stack.c
   ${CMAKE_SOURCE_DIR}/pages/pages.c)
 set(SAN_ENV "ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:strict_string_checks=1"
   "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
@@ -84,7 +85,7 @@ if(HP_SAN_HAVE_TSAN)
     ${SAN_DIR}/san_startup.c ${CMAKE_SOURCE_DIR}/integration/init.c ${CMAKE_SOURCE_DIR}/integration/boot.c
     ${SAN_POLICY} ${SAN_TLB} ${SAN_FORK} ${CMAKE_SOURCE_DIR}/pages/thp_switch.c
     ${CMAKE_SOURCE_DIR}/pages/fault_cost.c ${CMAKE_SOURCE_DIR}/pages/fault_measure.c
-    ${CMAKE_SOURCE_DIR}/pages/thp_large.c ${CMAKE_SOURCE_DIR}/pages/thp_mid.c ${CMAKE_SOURCE_DIR}/pages/advised_set.c
+    ${CMAKE_SOURCE_DIR}/pages/thp_large.c ${CMAKE_SOURCE_DIR}/pages/thp_mid.c ${CMAKE_SOURCE_DIR}/pages/folio_scan.c ${CMAKE_SOURCE_DIR}/pages/advised_set.c
     ${CMAKE_SOURCE_DIR}/pages/heap_promote.c)
   san_test(tsan_start_up_race_runs_start_up_once_and_shares_the_plan san_startup system)
   san_test(tsan_start_up_race_falls_back_from_a_refusing_backend san_startup system)

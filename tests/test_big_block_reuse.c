@@ -23,9 +23,11 @@
  *   (10 s) of further big-block activity, but for the 4 MiB block that
  *   activity frees each time (jemalloc itself checked that clock only every
  *   1000 operations of that arena, so they stayed for good);
- * - the config line says what took effect, read back by mallctl. */
+ * - the report's backend.huge_arena.* keys say what took effect, read back
+ *   by mallctl. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "report_keys.h"
 #include "smaps_rollup.h"
 
 #include <hugepolicy.h>
@@ -155,15 +157,10 @@ int main(int argc, char **argv)
 	for (int i = 1; i < NB; i += 2)
 		free(b[i]);
 
-	FILE *t = tmpfile();
-	char report[8192] = "";
-	CHECK(t && hugepolicy_report(fileno(t), 0) == 0);
-	if (t) {
-		rewind(t);
-		size_t n = fread(report, 1, sizeof report - 1, t);
-		report[n] = 0;
-		fclose(t);
-	}
-	CHECK_MSG(strstr(report, "keeps freed runs < 33554432 B for reuse, 33554432 B in all: dirty_decay_ms=10000") != NULL, "%s", report);
+	char report[16384];
+	report_text(report, sizeof report);
+	CHECK_MSG(report_num(report, "backend.huge_arena.keep_below") == 32 << 20 &&
+		  report_num(report, "backend.huge_arena.keep_max") == 32 << 20 &&
+		  report_num(report, "backend.huge_arena.dirty_decay_ms") == 10000, "%s", report);
 	return check_result("test_big_block_reuse");
 }

@@ -30,12 +30,12 @@ check "verbose gives the config read back" [ "$(grep -c "config " "$err")" -eq 1
 
 # JSON report at exit
 "$cli" run --backend "$backend" --stats=json -- "$py" -c 'pass' 2>"$err"
-check "one JSON report at exit" [ "$(grep -c "^hugepolicy-stats: {\"backend\":\"$backend\"" "$err")" -eq 1 ]
+check "one JSON report at exit" [ "$(grep -c "^hugepolicy-stats: {\"pid\":[0-9]*,.*\"plan.backend\":\"$backend\"" "$err")" -eq 1 ]
 check "the JSON report parses" "$py" -c '
 import json, sys
 line = [l for l in open(sys.argv[1]) if l.startswith("hugepolicy-stats: ")][0]
 d = json.loads(line.split(": ", 1)[1])
-assert d["backend"] == sys.argv[2], d
+assert d["plan.backend"] == sys.argv[2] and d["opt.backend"] == sys.argv[2], d
 assert d["process.rss"] > 0, d
 ' "$err" "$backend"
 

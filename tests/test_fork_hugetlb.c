@@ -5,7 +5,9 @@
  * write every inherited block and read it back, while the parent writes to
  * the same blocks at once (the kernel favours the parent's copy-on-write and
  * would take the page from the child).  Every child must exit 0 and every
- * byte on both sides must be what its owner wrote.
+ * byte on both sides must be what its owner wrote; each child's report
+ * (fork.*) says it owns or shares what it inherited and lost none, and
+ * the parent's counts every fork.
  * usage: test_fork_hugetlb BACKEND [inherit | writer N]
  *   inherit: HUGEPOLICY_FORK=inherit, children only read what they share,
  *   and each says once (in HUGEPOLICY_LOG) that it shares hugetlb pages
@@ -18,6 +20,7 @@
 #define _GNU_SOURCE
 #include "check.h"
 #include "fill_pool.h"
+#include "report_keys.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -55,6 +58,21 @@ static int reap(pid_t pid, int c)
 	fprintf(stderr, "child %d: %s %d\n", c, WIFSIGNALED(status) ? "killed by signal" : "exit",
 		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	return 0;
+}
+
+/* a child: its report says the hugetlb memory it inherited is its own
+ * (copied, moved) or shared, none lost; 0, or 4 */
+static int own_keys(void)
+{
+	static char rep[16384];
+	report_text(rep, sizeof rep);
+	long long own = report_num(rep, "fork.copied_bytes") + report_num(rep, "fork.moved_bytes") +
+			report_num(rep, "fork.shared_bytes");
+	if (own > 0 && report_num(rep, "fork.lost_bytes") == 0 && report_num(rep, "fork.children") == 0)
+		return 0;
+	fprintf(stderr, "child: fork.copied_bytes + moved_bytes + shared_bytes %lld, lost_bytes %lld, children %lld\n",
+		own, report_num(rep, "fork.lost_bytes"), report_num(rep, "fork.children"));
+	return 4;
 }
 
 /* what this process and its children said (HUGEPOLICY_LOG) */
@@ -223,7 +241,7 @@ int main(int argc, char **argv)
 			if (more)
 				memset(more, 7, 1 << 20);
 			free(more);
-			_exit(good ? 0 : 3);
+			_exit(good ? own_keys() : 3);
 		}
 		/* the parent writes at once: its copy-on-write comes first */
 		CHECK(fill_and_check((unsigned char)(0x20 + c), 0));
@@ -231,6 +249,14 @@ int main(int argc, char **argv)
 		CHECK(fill_and_check(1, 0));
 	}
 	CHECK_MSG(ok == CHILDREN, "%d of %d children ok", ok, CHILDREN);
+	static char rep[16384];
+	report_text(rep, sizeof rep);
+	long long forks = report_num(rep, "fork.children");
+	long long how = report_num(rep, "fork.children_shared") + report_num(rep, "fork.children_staged") +
+			report_num(rep, "fork.children_waited");
+	printf("parent: fork.children %lld, shared + staged + waited %lld\n", forks, how);
+	CHECK_MSG(forks == CHILDREN && how == CHILDREN, "the report counts %lld forks (%lld by how), want %d",
+		  forks, how, CHILDREN);
 	for (int i = 0; i < nblk; i++)
 		free(blk[i]);
 	return check_result("test_fork_hugetlb");

@@ -1,14 +1,24 @@
 #!/bin/sh
-# test_inspect.sh BUILD HOLD CASE - `hugepolicy inspect` on live processes.
-# HOLD (inspect_hold.c) holds a 64 MiB MADV_HUGEPAGE buffer until its stdin
-# ends.  Cases:
+# test_inspect.sh BUILD HOLD CASE [ARGS] - `hugepolicy inspect` on live
+# processes.  HOLD (inspect_hold.c) holds a 64 MiB MADV_HUGEPAGE buffer
+# until its stdin ends; LIVE_HOLD (inspect_live_hold.c) runs hugepolicy,
+# holds a block and writes its own report.  Cases:
 #   thp         --json names the buffer's mapping with >= 32 MiB AnonHugePages
 #   hugepolicy  a process under `hugepolicy run` shows the library, backend, mode
-#   blank       ... and says they are unknown when it wrote over its environment
+#   blank       ... and still its backend and mode, from its live report, when
+#               it wrote over its environment
 #   missing     a PID that does not exist: one line on stderr, status 1
 #   unreadable  a process the caller may not read: one line, status 1
 #   usage       bad arguments: status 2
 #   watch       --watch 1 prints again, and ends (0) when the process ends
+#   live LIVE_HOLD BACKEND  the live report of a process under BACKEND: the
+#               keys and values of its own report (process.* apart: the
+#               kernel's now), then a region it made since, unreported
+#   self        --self: hugepolicy is not loaded in the CLI, no report
+#   mem LIVE_HOLD  process_vm_readv refused (another real uid), /proc/PID/mem
+#               allowed (the same fs uid): the report is read through it
+#   replaced    the library file was replaced after the process loaded it:
+#               the symbol comes from the file still mapped (map_files)
 . "$(dirname "$0")/test_cli_common.sh"
 hold=$2
 case_=$3
@@ -75,7 +85,7 @@ import json, sys
 h = json.load(open(sys.argv[1]))["hugepolicy"]
 print(h)
 assert h["loaded"] is True and "libhugepolicy.so" in h["library"]
-assert h["backend"] == "jemalloc" and h["pages_requested"] == "thp"
+assert h["plan.backend"] == "jemalloc" and h["opt.pages"] == "thp"
 PY
 	check "json: loaded, backend jemalloc, pages asked thp" [ $? = 0 ]
 	stop
@@ -87,16 +97,18 @@ blank)
 	check "inspect exits 0" [ $? = 0 ]
 	grep "^hugepolicy\\|^environ" "$t/out.txt"
 	check "text: loaded" grep -q "^hugepolicy.loaded    yes, $build/libhugepolicy.so" "$t/out.txt"
-	check "text: backend unknown, environ blank" grep -q "^hugepolicy.backend   unknown: its /proc/PID/environ is blank" "$t/out.txt"
-	check "text: no pages line (not the defaults)" [ "$(grep -c "^hugepolicy.pages" "$t/out.txt")" = 0 ]
+	check "text: no environ lines (blank)" [ "$(grep -c "^environ" "$t/out.txt")" = 0 ]
+	check "text: backend jemalloc all the same, from the live report" grep -q "^hugepolicy.backend   jemalloc$" "$t/out.txt"
+	check "text: pages asked thp" grep -q "^hugepolicy.pages     .* (asked thp)" "$t/out.txt"
 	"$cli" inspect --json "$hpid" > "$t/out.json"
 	python3 - "$t/out.json" <<'PY'
 import json, sys
 h = json.load(open(sys.argv[1]))["hugepolicy"]
 print(h)
-assert h["loaded"] is True and h["backend"] is None and h["pages"] is None and "blank" in h["reason"]
+assert h["loaded"] is True and h["source"] == "live", h
+assert h["plan.backend"] == "jemalloc" and h["opt.pages"] == "thp", h
 PY
-	check "json: loaded, backend and pages null" [ $? = 0 ]
+	check "json: loaded, backend and pages from the live report" [ $? = 0 ]
 	stop
 	;;
 missing)
@@ -142,6 +154,108 @@ watch)
 	check "--watch printed at least twice (got $n)" [ "$n" -ge 2 ]
 	check "no terminal: no escape sequences" [ "$(grep -c "$(printf '\033')" "$t/o")" = 0 ]
 	wait
+	;;
+live)
+	lhold=$4 backend=$5
+	mkfifo "$t/in"
+	HUGEPOLICY_BACKEND=$backend HUGEPOLICY_PAGES=hugetlb "$lhold" "$t/own.json" < "$t/in" > "$t/hold.out" &
+	exec 3> "$t/in"
+	for i in $(seq 100); do [ -s "$t/hold.out" ] && break; sleep 0.1; done
+	read -r hpid < "$t/hold.out" || { echo "FAIL: the holder did not start"; exit 1; }
+	"$cli" inspect --json "$hpid" > "$t/before.json"
+	check "inspect exits 0" [ $? = 0 ]
+	echo region >&3
+	for i in $(seq 100); do grep -q done "$t/hold.out" && break; sleep 0.1; done
+	check "the holder made its region" grep -q done "$t/hold.out"
+	"$cli" inspect --json "$hpid" > "$t/after.json"
+	"$cli" inspect "$hpid" > "$t/after.txt"
+	grep "^hugepolicy\|^  " "$t/after.txt"
+	python3 - "$t/own.json" "$t/before.json" "$t/after.json" "$backend" <<'PY'
+import json, sys
+own = json.loads(open(sys.argv[1]).read().split(": ", 1)[1])
+before, after = (json.load(open(f))["hugepolicy"] for f in sys.argv[2:4])
+backend = sys.argv[4]
+print("own report:", own)
+assert before["loaded"] and before["source"] == "live" and before["live"]["read"], before
+assert before["plan.backend"] == backend and before["opt.pages"] == "hugetlb", before
+r = before["report"]
+assert set(r) == set(own), set(r) ^ set(own)
+differ = {k: (own[k], r[k]) for k in own if not k.startswith("process.") and own[k] != r[k]}
+assert not differ, "the live report differs from the process's own: %s" % differ
+print("the same as its own report:", len(own), "keys")
+assert own["hugetlb.blocks"] + own["hugetlb.fallbacks"] >= 1, own
+assert before["live"]["stats_ns_ago"] is not None
+for k in ("process.rss", "process.hugetlb", "process.minor_faults", "process.peak_rss"):
+    assert isinstance(r[k], int), (k, r[k])
+assert r["process.rss"] + r["process.hugetlb"] >= 8 << 20, r
+a = after["report"]
+print("after the region:", {k: a[k] for k in a if k.startswith("region.")}, "writes", before["live"]["writes"],
+      "->", after["live"]["writes"])
+assert a["region.count"] == 1, a
+assert a["region.hugetlb_bytes"] + a["region.thp_bytes"] + a["region.base_bytes"] >= 8 << 20, a
+assert after["live"]["writes"] > before["live"]["writes"]
+assert all(a[k] == r[k] for k in r if k.startswith("stats.")), "stats.* are the report's, as of then"
+PY
+	check "json: its own report's keys and values, then the region it made since" [ $? = 0 ]
+	check "text: the live line" grep -q "^hugepolicy.live      read with process_vm_readv at 0x" "$t/after.txt"
+	check "text: the report's keys" grep -q "^  region.count  *1$" "$t/after.txt"
+	stop
+	;;
+self)
+	"$cli" inspect --self > "$t/out.txt"
+	check "inspect --self exits 0" [ $? = 0 ]
+	check "text: not loaded" grep -q "^hugepolicy.loaded    no$" "$t/out.txt"
+	check "text: no live line" [ "$(grep -c "^hugepolicy.live" "$t/out.txt")" = 0 ]
+	"$cli" inspect --json --self > "$t/out.json"
+	python3 - "$t/out.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["hugepolicy"]
+print(h)
+assert h["loaded"] is False and h["live"] is None and h["report"] is None, h
+PY
+	check "json: not loaded, no live report" [ $? = 0 ]
+	;;
+mem)
+	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to run the two processes as other users"; exit 77; }
+	command -v setpriv > /dev/null || { echo "SKIP: no setpriv"; exit 77; }
+	lhold=$4
+	cp "$cli" "$t/hugepolicy" && chmod 755 "$t" "$t/hugepolicy"
+	mkfifo "$t/in"
+	HUGEPOLICY_BACKEND=system setpriv --reuid=65534 --regid=65534 --clear-groups "$lhold" - < "$t/in" > "$t/hold.out" &
+	exec 3> "$t/in"
+	for i in $(seq 100); do [ -s "$t/hold.out" ] && break; sleep 0.1; done
+	read -r hpid < "$t/hold.out" || { echo "FAIL: the holder did not start"; exit 1; }
+	# real uid 1, effective (and so fs) uid nobody's: smaps and /proc/PID/mem
+	# (fs uid) are allowed, process_vm_readv (real uid) is not
+	setpriv --ruid=1 --euid=65534 --rgid=1 --egid=65534 --clear-groups "$t/hugepolicy" inspect --json "$hpid" \
+		> "$t/out.json"
+	check "inspect exits 0" [ $? = 0 ]
+	python3 - "$t/out.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["hugepolicy"]
+print(h["live"])
+assert h["live"]["read"] is True and h["live"]["how"] == "/proc/PID/mem", h["live"]
+assert h["report"]["plan.backend"] == "system", h["report"]
+PY
+	check "json: read through /proc/PID/mem" [ $? = 0 ]
+	stop
+	;;
+replaced)
+	[ "$(id -u)" = 0 ] || { echo "SKIP: /proc/PID/map_files needs root"; exit 77; }
+	cp "$lib" "$t/libhugepolicy.so.0"
+	start env LD_PRELOAD="$t/libhugepolicy.so.0" HUGEPOLICY_BACKEND=jemalloc
+	rm "$t/libhugepolicy.so.0" && echo "not a library" > "$t/libhugepolicy.so.0"
+	"$cli" inspect --json "$hpid" > "$t/out.json"
+	check "inspect exits 0" [ $? = 0 ]
+	python3 - "$t/out.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["hugepolicy"]
+print(h["library"], h["live"])
+assert h["library"].endswith("(deleted)") and h["live"]["read"] is True, h
+assert h["report"]["plan.backend"] == "jemalloc", h["report"]
+PY
+	check "json: the live report of the library as loaded" [ $? = 0 ]
+	stop
 	;;
 *) echo "unknown case $case_"; exit 2 ;;
 esac

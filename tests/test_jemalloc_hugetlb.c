@@ -1,12 +1,13 @@
 /* test_jemalloc_hugetlb.c - jemalloc's own heap on the hugetlb pool
  * (backends/jemalloc/jemalloc_hugetlb.c), asked of the kernel.
- * usage: test_jemalloc_hugetlb small|threads|cgroup|fork|fork_files[_drained]|reuse|report
+ * usage: test_jemalloc_hugetlb tiny|small|threads|cgroup|fork|fork_files[_drained]|reuse|report
  * Run under HUGEPOLICY_BACKEND=jemalloc HUGEPOLICY_PAGES=hugetlb with pages
  * in the pool (tests/hugetlb_pool.sh).  Every block is below the 4 MiB
  * threshold, so none of them is a block of the front layer
  * (hugetlb_large.c): what lands on hugetlb pages is jemalloc's own heap. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "report_keys.h"
 #include "smaps_vma.h"
 
 #include <hugepolicy.h>
@@ -84,46 +85,64 @@ static void skip_if_pool_taken(void)
 		     (unsigned long long)st.hugetlb_fallbacks, (unsigned long long)st.hugetlb_fallback_bytes);
 }
 
-/* the report's text (its config line is whole there) into buf */
-static void report_text(char *buf, size_t cap)
-{
-	int fds[2];
-	buf[0] = 0;
-	if (pipe(fds) != 0)
-		return;
-	CHECK(hugepolicy_report(fds[1], 0) == 0);
-	close(fds[1]);
-	size_t len = 0;
-	ssize_t r;
-	while (len + 1 < cap && (r = read(fds[0], buf + len, cap - 1 - len)) > 0)
-		len += (size_t)r;
-	buf[len] = 0;
-	close(fds[0]);
-}
-
-/* "arena extents on the 2 MiB pool: B B in M mappings, fell back FB B in F requests" */
+/* the report's backend.pool_arenas.* keys: the arenas' extents on the 2 MiB
+ * pool, B bytes in M mappings, FB bytes in F requests fallen back */
 static int report_numbers(unsigned long long *b, unsigned long long *m, unsigned long long *fb,
 			  unsigned long long *f)
 {
 	static char text[16384];
 	report_text(text, sizeof text);
-	const char *s = strstr(text, "arena extents on the 2 MiB pool: ");
-	if (!s) {
-		printf("report has no arena extents:\n%s", text);
-		return 0;
-	}
-	int ok = sscanf(s, "arena extents on the 2 MiB pool: %llu B in %llu mappings, fell back %llu B in %llu requests",
-			b, m, fb, f) == 4;
-	printf("report: %.160s\n", s);
-	unsigned hooked = 0, arenas = 0;
-	const char *a = strstr(s, "never purged (");
-	CHECK(a && sscanf(a, "never purged (%u/%u arenas hooked", &hooked, &arenas) == 2);
-	CHECK_MSG(hooked > 0 && hooked == arenas, "%u of %u arenas on the hooks", hooked, arenas);
-	CHECK(strstr(s, "kept") != NULL && strstr(s, "never purged") != NULL);
-	return ok;
+	long long v[6] = { report_num(text, "backend.pool_arenas.bytes"), report_num(text, "backend.pool_arenas.blocks"),
+			   report_num(text, "backend.pool_arenas.fallback_bytes"),
+			   report_num(text, "backend.pool_arenas.fallbacks"), report_num(text, "backend.pool_arenas.hooked"),
+			   report_num(text, "backend.pool_arenas.arenas") };
+	printf("report: backend.pool_arenas bytes %lld blocks %lld fallback_bytes %lld fallbacks %lld hooked %lld "
+	       "arenas %lld\n", v[0], v[1], v[2], v[3], v[4], v[5]);
+	for (int i = 0; i < 6; i++)
+		if (v[i] < 0) {
+			printf("report has no arena extents:\n%s", text);
+			return 0;
+		}
+	*b = (unsigned long long)v[0];
+	*m = (unsigned long long)v[1];
+	*fb = (unsigned long long)v[2];
+	*f = (unsigned long long)v[3];
+	CHECK_MSG(v[4] > 0 && v[4] == v[5], "%lld of %lld arenas on the hooks", v[4], v[5]);
+	return 1;
 }
 
 static unsigned char *v[N + PER_THREAD * THREADS];
+
+/* Arena 0's start-up memory and its first whole-page step are ordinary
+ * memory: a process whose heap stays inside takes no pool page.  The blocks
+ * of 16 KiB it took until one landed on the pool, kept; at most that step. */
+enum { FIRST_STEP = 2 << 20, OUTGROW = FIRST_STEP / SMALL + 64 };
+static unsigned char *first_step[OUTGROW];
+static int outgrow_first_step(void)
+{
+	int n = 0;
+	while (n < OUTGROW) {
+		first_step[n] = malloc(SMALL);
+		CHECK(first_step[n] != NULL);
+		if (!first_step[n] || on_hugetlb(first_step[n++], SMALL))
+			break;
+	}
+	CHECK_MSG((size_t)(n - 1) * SMALL <= FIRST_STEP, "%d blocks of 16 KiB before the first on the pool", n - 1);
+	return n;
+}
+
+/* a heap that stays inside the first step: no pool page, smaps agrees */
+static int tiny(void)
+{
+	int off = alloc_many(v, 64, SMALL, 2);
+	struct hugepolicy_stats st = stats();
+	printf("64 blocks of 16 KiB, %d not on 2 MiB pages; Hugetlb %llu kB in %llu mappings\n", off,
+	       (unsigned long long)(st.hugetlb >> 10), (unsigned long long)st.hugetlb_blocks);
+	CHECK(off == 64);
+	CHECK(st.hugetlb == 0);
+	CHECK(st.hugetlb_blocks == 0);
+	return check_result("jemalloc_hugetlb tiny");
+}
 
 static int small(void)
 {
@@ -275,7 +294,15 @@ static int fork_files_run(int drain)
 {
 	int fd = mkstemp(line_file);
 	CHECK(fd >= 0);
+	/* FILEs of the start-up slab are ordinary memory: more FILEs (open
+	 * till the end) until one is on the pool */
+	static FILE *more[64];
+	int nmore = 0;
 	FILE *w = fd >= 0 ? fdopen(fd, "w") : NULL;
+	while (w && !on_hugetlb(w, 256) && nmore < 64) {
+		more[nmore++] = w;
+		w = fdopen(dup(fd), "w");
+	}
 	CHECK(w != NULL);
 	if (!w)
 		return check_result("jemalloc_hugetlb fork_files");
@@ -311,6 +338,8 @@ static int fork_files_run(int drain)
 	for (int i = 0; i < taken; i++)
 		munmap(drained[i], 2u << 20);
 	fclose(w);
+	while (nmore > 0)
+		fclose(more[--nmore]);
 	unlink(line_file);
 	printf("%d forks, %s\n", n, bad ? "a child died" : "every child exited 17");
 	CHECK(!bad);
@@ -399,6 +428,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(hugepolicy_pages(), "hugetlb") != 0)
 		SKIP("pages %s: the pool had no room at start-up (another process took it?)", hugepolicy_pages());
+	if (strcmp(mode, "tiny") == 0)
+		return tiny();
+	if (strcmp(mode, "cgroup") != 0)       /* the rest describe the heap past the first step */
+		outgrow_first_step();
 	if (strcmp(mode, "small") == 0)
 		return small();
 	if (strcmp(mode, "threads") == 0)
@@ -415,6 +448,6 @@ int main(int argc, char **argv)
 		return fork_files_run(1);
 	if (strcmp(mode, "report") == 0)
 		return report();
-	fprintf(stderr, "usage: test_jemalloc_hugetlb small|threads|cgroup|fork|fork_files[_drained]|reuse|report\n");
+	fprintf(stderr, "usage: test_jemalloc_hugetlb tiny|small|threads|cgroup|fork|fork_files[_drained]|reuse|report\n");
 	return 2;
 }

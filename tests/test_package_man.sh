@@ -13,13 +13,12 @@
 #   environment hugepolicy(1)'s ENVIRONMENT names every variable of the
 #               option table and every variable the CLI reads, and no
 #               other HUGEPOLICY_* name
-#   report      every key of the JSON report (HUGEPOLICY_STATS=json, the
-#               library in BUILD) is named in hugepolicy(7)
+#   (the report's keys against hugepolicy(7): test_report_keys.py)
 #   example     the program in hugepolicy(3)'s EXAMPLES compiles against
 #               the build's header and library and runs
 #   cli         every option and command that `hugepolicy --help`,
 #               `hugepolicy run --help`, `hugepolicy probe --help` and
-#               `hugepolicy inspect --help` print
+#               `hugepolicy inspect --help` and `hugepolicy tune --help` print
 #               (the CLI in BUILD) is in hugepolicy(1)
 #   api         every function declared in include/hugepolicy.h and every
 #               field of its structs is in hugepolicy(3); so is every
@@ -98,21 +97,6 @@ options)
 			fail "hugepolicy(7) has an entry for $var, which neither the option table nor the CLI has"
 	done
 	echo "ok: hugepolicy(7) names all $n variables of the option table with their defaults, and no others" ;;
-report)
-	HUGEPOLICY_STATS=json HUGEPOLICY_LOG=$T/report LD_PRELOAD=$build/libhugepolicy.so /bin/true ||
-		fail "true under the library exited $?"
-	line=$(grep '^hugepolicy-stats: {' "$T/report") || { cat "$T/report"; fail "no JSON report"; }
-	keys=$(printf '%s\n' "$line" | grep -oE '"[a-z_][a-zA-Z0-9_.]*":' | tr -d '":' | sort -u)
-	[ -n "$keys" ] || fail "no keys in the JSON report: $line"
-	# the page's words without roff's font changes and \& after periods
-	sed 's/\\&//g; s/\\f[BIR]//g' "$man7" > "$T/man7.txt"
-	n=0
-	for k in $keys; do
-		# a word of its own, not part of a longer key
-		grep -qwF "$k" "$T/man7.txt" || fail "hugepolicy(7) does not name the report key $k"
-		n=$((n + 1))
-	done
-	echo "ok: hugepolicy(7) names all $n keys of the JSON report:" $keys ;;
 environment)
 	# the section from .SH ENVIRONMENT to the next .SH
 	sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' "$man1" > "$T/env"
@@ -181,7 +165,7 @@ example)
 	echo "ok: the example of hugepolicy(3) compiles with -Wall -Wextra -Werror and runs" ;;
 cli)
 	cli=$build/hugepolicy
-	{ "$cli" --help; "$cli" run --help; "$cli" probe --help; "$cli" inspect --help; } > "$T/help" ||
+	{ "$cli" --help; "$cli" run --help; "$cli" probe --help; "$cli" inspect --help; "$cli" tune --help; } > "$T/help" ||
 		fail "hugepolicy --help failed"
 	# "--opt VALUE" in run's help is a placeholder, not an option
 	opts=$(grep -oE -- '--[a-z][a-z-]*' "$T/help" | sort -u | grep -vx -- '--opt')

@@ -16,33 +16,10 @@
  * /proc/self/smaps_rollup through hugepolicy_stats() while it lives. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "report_keys.h"
 
 #include <hugepolicy.h>
 #include <string.h>
-
-/* the text report (hugepolicy_report) */
-static void report(char *out, size_t cap)
-{
-	FILE *t = tmpfile();
-	out[0] = 0;
-	CHECK(t && hugepolicy_report(fileno(t), 0) == 0);
-	if (t) {
-		rewind(t);
-		out[fread(out, 1, cap - 1, t)] = 0;
-		fclose(t);
-	}
-}
-
-/* a numeric key's value in it, -1 if missing */
-static long long key(const char *rep, const char *name)
-{
-	long long v = -1;
-	size_t n = strlen(name);
-	for (const char *s = strstr(rep, name); s; s = strstr(s + 1, name))
-		if (s[n] == ' ' && sscanf(s + n, " %lld", &v) == 1)
-			break;
-	return v;
-}
 
 int main(int argc, char **argv)
 {
@@ -100,16 +77,16 @@ int main(int argc, char **argv)
 		CHECK(st.anon_huge + st.hugetlb >= bytes / 2);
 	} else if (strcmp(expect, "costly") == 0 || strcmp(expect, "measured") == 0) {
 		char rep[8192];
-		report(rep, sizeof rep);
-		int thp = strstr(rep, "THP cheaper") != NULL, costly = strcmp(expect, "costly") == 0;
+		report_text(rep, sizeof rep);
+		int thp = report_is(rep, "fault.verdict", "yes"), costly = strcmp(expect, "costly") == 0;
 		printf("%s", rep);
 		CHECK(strcmp(st.pages_effective, "thp") == 0);
-		CHECK_MSG(key(rep, "fault.measurements") == (costly ? 0 : 1), "fault.measurements");
-		CHECK_MSG(key(rep, "fault.blocks_thp") == (thp ? 1 : 0) && key(rep, "fault.blocks_base") == (thp ? 0 : 1),
-			  "the block is counted where it went");
-		CHECK(key(rep, "fault.base_ns") > 0 && key(rep, "fault.thp_ns") > 0);
+		CHECK_MSG(report_num(rep, "fault.measurements") == (costly ? 0 : 1), "fault.measurements");
+		CHECK_MSG(report_num(rep, "fault.blocks_thp") == (thp ? 1 : 0) &&
+			  report_num(rep, "fault.blocks_base") == (thp ? 0 : 1), "the block is counted where it went");
+		CHECK(report_num(rep, "fault.base_ns") > 0 && report_num(rep, "fault.thp_ns") > 0);
 		if (costly)
-			CHECK_MSG(!thp && strstr(rep, "fault.verdict") && strstr(rep, "base pages cheaper"),
+			CHECK_MSG(!thp && report_has(rep, "fault.reason", "base pages cheaper"),
 				  "the report does not say why");
 		if (thp)
 			CHECK(st.anon_huge >= bytes / 2);

@@ -5,7 +5,7 @@
  * block's mapping, the pool's free_hugepages) what each block got.
  *   block KB [TEXT]  a 1 GiB malloc+memset lands on pages of KB kB, data
  *                    intact; free gives a 1 GiB page back (KB 1048576); the
- *                    report holds TEXT; KB 2048 needs the 1 GiB pool to have
+ *                    report's plan.hugetlb_size_reason holds TEXT; KB 2048 needs the 1 GiB pool to have
  *                    no page free (else skip), but with HUGETLB_SIZE=2M
  *   two              the 1 GiB pool has one page: the first 1 GiB block gets
  *                    it, the second falls back to 2 MiB pages; the report
@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "check.h"
+#include "report_keys.h"
 #include "smaps_vma.h"
 #include "hugepolicy.h"
 
@@ -72,16 +73,7 @@ static int intact(const unsigned char *p, size_t n, unsigned seed)
 /* the exit report's text, as the process would print it */
 static void report(char *out, size_t cap)
 {
-	int fd = memfd_create("report", 0);
-	out[0] = '\0';
-	if (fd < 0 || hugepolicy_report(fd, 0) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	ssize_t n = pread(fd, out, cap - 1, 0);
-	out[n > 0 ? n : 0] = '\0';
-	close(fd);
+	report_text(out, cap);
 	fputs(out, stdout);
 }
 
@@ -112,9 +104,10 @@ static int block(long want_kb, const char *text)
 	char rep[8192];
 	report(rep, sizeof rep);
 	if (want_kb == 1048576)
-		CHECK_MSG(strstr(rep, "1 GiB: 1 mapping, 1073741824 B") != NULL, "report: no 1 GiB mapping");
+		CHECK_MSG(report_num(rep, "hugetlb.pool.1048576kB.blocks") == 1 &&
+			  report_num(rep, "hugetlb.pool.1048576kB.bytes") == (long long)GIB, "report: no 1 GiB mapping");
 	if (text)
-		CHECK_MSG(strstr(rep, text) != NULL, "report lacks '%s'", text);
+		CHECK_MSG(report_has(rep, "plan.hugetlb_size_reason", text), "plan.hugetlb_size_reason lacks '%s'", text);
 	uint64_t with = st.hugetlb_bytes;
 	free(p);
 	long after = pool_u("free_hugepages");
@@ -143,9 +136,12 @@ static int two(void)
 	CHECK(a[GIB - 1] == 1 && b[GIB - 1] == 2);
 	char rep[8192];
 	report(rep, sizeof rep);
-	CHECK_MSG(strstr(rep, "1 GiB: 1 mapping, 1073741824 B, 1 refused (1073741824 B)") != NULL, "report: 1 GiB line");
+	CHECK_MSG(report_num(rep, "hugetlb.pool.1048576kB.blocks") == 1 &&
+		  report_num(rep, "hugetlb.pool.1048576kB.bytes") == (long long)GIB &&
+		  report_num(rep, "hugetlb.pool.1048576kB.refused") == 1 &&
+		  report_num(rep, "hugetlb.pool.1048576kB.refused_bytes") == (long long)GIB, "report: the 1 GiB pool's keys");
 	/* the backend may hold 2 MiB extents of its own (jemalloc's arenas) */
-	CHECK_MSG(strstr(rep, "2 MiB: ") != NULL, "report: 2 MiB line");
+	CHECK_MSG(report_num(rep, "hugetlb.pool.2048kB.bytes") >= (long long)GIB, "report: the 2 MiB pool's keys");
 	free(a);
 	free(b);
 	return check_result("pagesize two");

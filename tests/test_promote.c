@@ -5,26 +5,28 @@
  *   enabled madvise or always, else exit 77)
  *
  * - dense: 256 MiB of filled 64 KiB blocks (each below the 4 MiB threshold,
- *   so none is advised on its own): the report says the heap was promoted,
+ *   so none is advised on its own): the report's promote.state is promoted,
  *   the mapping of a block allocated last has VmFlags "hg" (MADV_HUGEPAGE)
  *   and the process has at least 64 MiB AnonHugePages (smaps_rollup);
  * - off: the same under HUGEPOLICY_PROMOTE=off: not promoted, no "hg",
  *   under 16 MiB AnonHugePages;
  * - costly: the dense heap at fault costs under which THP does not pay
- *   (HUGEPOLICY_FAULT_COST): not promoted ("large and dense at ..., but
- *   base pages cheaper"), no "hg", under 16 MiB AnonHugePages;
- * - small: 48 MiB of them: not promoted ("heap small"), no "hg";
+ *   (HUGEPOLICY_FAULT_COST): promote.state held ("large and dense at ...",
+ *   promote.cost_reason "base pages cheaper"), no "hg", under 16 MiB
+ *   AnonHugePages;
+ * - small: 48 MiB of them: promote.state waiting ("heap small"), no "hg";
  * - sparse: 1 GiB of 64 KiB blocks with one 16 KiB of each written
- *   (256 MiB resident, 25 %): not promoted ("heap sparse"), no "hg", and
+ *   (256 MiB resident, 25 %): waiting ("heap sparse"), no "hg", and
  *   Rss stays below 400 MiB (THP would fault in the whole GiB);
  * - ownmap: the program first maps and fills 512 MiB itself (mmap, not
  *   malloc: a JIT's or an interpreter's arenas), then the sparse heap: the
  *   heap is still sparse ("heap sparse", no "hg"), since the program's own
  *   memory is not the allocator's (counted as the process's anonymous
  *   resident memory, the heap looked 75 % dense and was promoted), and the
- *   report's "now" says at most 400 MiB of the heap is resident. */
+ *   report's promote.resident says at most 400 MiB of the heap is resident. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "report_keys.h"
 #include "smaps_vma.h"
 
 #include <hugepolicy.h>
@@ -60,19 +62,6 @@ static int thp_on(void)
 		buf[0] = 0;
 	fclose(f);
 	return strstr(buf, "[always]") || strstr(buf, "[madvise]");
-}
-
-static void report(char *out, size_t cap)
-{
-	FILE *t = tmpfile();
-	out[0] = 0;
-	CHECK(t && hugepolicy_report(fileno(t), 0) == 0);
-	if (t) {
-		rewind(t);
-		size_t n = fread(out, 1, cap - 1, t);
-		out[n] = 0;
-		fclose(t);
-	}
 }
 
 static int advised(const void *p)
@@ -120,39 +109,45 @@ int main(int argc, char **argv)
 	unsigned char *last = fill(keep, n, touch);
 	long long huge = rollup_kb("AnonHugePages:"), rss = rollup_kb("Rss:");
 	int hg = last && advised(last);
-	char rep[16384];
-	report(rep, sizeof rep);
-	const char *line = strstr(rep, "; heap ");
+	char rep[16384], state[32] = "", reason[400] = "";
+	report_text(rep, sizeof rep);
+	report_value(rep, "promote.state", state, sizeof state);
+	report_value(rep, "promote.reason", reason, sizeof reason);
+	long long now_resident = report_num(rep, "promote.resident");
 	printf("%s: %zu blocks of 64 KiB, %zu B of each written: Rss %lld kB, AnonHugePages %lld kB, last block's "
 	       "mapping %s\n", mode, n, touch, rss, huge, hg ? "advised (hg)" : "not advised");
-	printf("report: %.*s\n", line ? (int)strcspn(line, "\n") : 4, line ? line : "none");
-	CHECK_MSG(line != NULL, "the report says nothing of the heap: %s", rep);
+	printf("report: promote.state %s, promote.reason %s, promote.resident %lld\n", state, reason, now_resident);
 	if (strcmp(mode, "dense") == 0) {
-		CHECK_MSG(strstr(rep, "heap promoted at") != NULL, "not promoted");
+		CHECK_MSG(strcmp(state, "promoted") == 0, "not promoted");
+		CHECK_MSG(report_num(rep, "promote.at_resident") >= 128 * (long long)MIB, "promote.at_resident");
 		CHECK_MSG(hg, "a block allocated after the promotion is in a mapping without MADV_HUGEPAGE");
 		CHECK_MSG(huge >= 64 * 1024, "only %lld kB AnonHugePages", huge);
 	} else {
-		CHECK_MSG(strstr(rep, "heap promoted") == NULL, "promoted");
+		CHECK_MSG(strcmp(state, "promoted") != 0 && strcmp(state, "paused") != 0, "promoted");
+		CHECK_MSG(report_num(rep, "promote.at_resident") == -1, "promote.at_resident is known unpromoted");
 		CHECK_MSG(!hg, "the last block's mapping is advised MADV_HUGEPAGE");
 		if (strcmp(mode, "costly") == 0) {
-			CHECK_MSG(strstr(rep, "large and dense at") != NULL && strstr(rep, "base pages cheaper") != NULL,
+			CHECK_MSG(strcmp(state, "held") == 0 && strstr(reason, "large and dense at") &&
+				  report_has(rep, "promote.cost_reason", "base pages cheaper"),
 				  "the report does not say the fault costs kept it");
 			CHECK_MSG(huge < 16 * 1024, "%lld kB AnonHugePages where THP does not pay", huge);
 		} else if (strcmp(mode, "off") == 0) {
-			CHECK_MSG(strstr(rep, "HUGEPOLICY_PROMOTE") != NULL || strstr(rep, "not promoted") != NULL,
-				  "the report does not say why");
+			CHECK_MSG(strcmp(state, "off") == 0 && report_num(rep, "plan.promote") == 0,
+				  "promotion not off in the report");
+			CHECK_MSG(strstr(reason, "not promoted") != NULL, "the report does not say why");
 			CHECK_MSG(huge < 16 * 1024, "%lld kB AnonHugePages with promotion off", huge);
 		} else if (strcmp(mode, "small") == 0) {
-			CHECK_MSG(strstr(rep, "heap small") != NULL, "the report does not say the heap is small");
+			CHECK_MSG(strcmp(state, "waiting") == 0 && strstr(reason, "heap small") != NULL,
+				  "the report does not say the heap is small");
 		} else if (!own) {
-			CHECK_MSG(strstr(rep, "heap sparse") != NULL, "the report does not say the heap is sparse");
+			CHECK_MSG(strcmp(state, "waiting") == 0 && strstr(reason, "heap sparse") != NULL,
+				  "the report does not say the heap is sparse");
 			CHECK_MSG(rss < 400 * 1024, "Rss %lld kB for 256 MiB written", rss);
 		} else {
-			unsigned long long now_mib = ~0ull;
-			const char *now = strstr(rep, "; now ");
-			CHECK_MSG(strstr(rep, "heap sparse") != NULL, "the report does not say the heap is sparse");
-			CHECK_MSG(now && sscanf(now, "; now %llu MiB resident", &now_mib) == 1 && now_mib < 400,
-				  "the report's heap now: %.60s", now ? now : "none");
+			CHECK_MSG(strcmp(state, "waiting") == 0 && strstr(reason, "heap sparse") != NULL,
+				  "the report does not say the heap is sparse");
+			CHECK_MSG(now_resident >= 0 && now_resident < 400 * (long long)MIB, "the report's heap now: %lld B",
+				  now_resident);
 			CHECK_MSG(rss < (512 + 400) * 1024, "Rss %lld kB for 512 + 256 MiB written", rss);
 		}
 	}

@@ -8,8 +8,8 @@
              documents; and every variable of the option table is a row of
              the README's variable table with the table's default
   options    every option of a hugepolicy command line in README.md (code
-             blocks and `code spans`: the words after `hugepolicy`, `run`
-             or `probe` up to `--` or the first word that is neither an
+             blocks and `code spans`: the words after `hugepolicy`, `run`,
+             `probe` or `tune` up to `--` or the first word that is neither an
              option nor its value) is in that command's --help output (the
              CLI in BUILD), and so is every code span that is one option
              in a paragraph that gives such a command line (other
@@ -80,7 +80,7 @@ def helps(build):
     """{command: (options, valued, optional)} from the CLI's --help output"""
     cli = os.path.join(build, "hugepolicy")
     out = {}
-    for cmd in ("", "run", "probe"):
+    for cmd in ("", "run", "probe", "tune"):
         argv = [cli] + ([cmd] if cmd else []) + ["--help"]
         text = subprocess.run(argv, stdout=subprocess.PIPE, check=True, text=True).stdout
         opts = set(re.findall(r"(?<![\w-])(-h|--[a-z][a-z-]*)", text)) - {"--opt"}
@@ -123,7 +123,7 @@ def check_options(build, readme):
             if not re.fullmatch(CLI_WORD, w):
                 continue
             rest = [x.strip("[]") for x in words[i + 1:]]
-            cmd = rest.pop(0) if rest and rest[0] in ("run", "probe") else ""
+            cmd = rest.pop(0) if rest and rest[0] in ("run", "probe", "tune") else ""
             opts, valued, optional = known[cmd]
             while rest:
                 x = rest.pop(0)

@@ -22,7 +22,7 @@ t=$(timeout 300 "$wine" test_region_windows.exe | tr -d '\r'); rc=$?
 printf '%s\n' "$t"
 [ $rc = 0 ] || { echo "FAIL: test_region_windows.exe exited $rc"; exit 1; }
 printf '%s\n' "$t" | grep -q '^  region.count  *1$' || { echo "FAIL: the report does not count the live region"; exit 1; }
-printf '%s\n' "$t" | grep -q '^hugepolicy-stats: {"backend":"none",.*"region.count":1,' ||
+printf '%s\n' "$t" | grep -q '^hugepolicy-stats: {"pid":[0-9]*,.*"plan.backend":"none",.*"region.count":1,' ||
 	{ echo "FAIL: no JSON report with region.count"; exit 1; }
 tt=$(timeout 120 "$wine" tt.exe 8 16 2 | tr -d '\r'); rc=$?
 printf '%s\n' "$tt"

@@ -12,13 +12,15 @@
  *   thp:  the 8 MiB block has huge pages (explicit thp clears an inherited
  *         PR_SET_THP_DISABLE);
  *   auto-glibc: (a kernel without PR_THP_DISABLE_EXCEPT_ADVISED) the 8 MiB
- *         block has huge pages and the report says glibc's heap stays on
- *         the kernel's THP, which hugepolicy cannot advise;
+ *         block has huge pages and the report's plan.small_nohuge_reason
+ *         says glibc's heap stays on the kernel's THP, which hugepolicy
+ *         cannot advise;
  *   huge: (mimalloc's own large_os_pages) the 8 MiB block is on hugetlb
  *         pages when the pool has room, else on THP; either way the report's
  *         process.hugetlb agrees with smaps. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "report_keys.h"
 #include "smaps_vma.h"
 
 #include <hugepolicy.h>
@@ -90,17 +92,11 @@ int main(int argc, char **argv)
 	printf("%s/%s: largest AnonHugePages of a 64 KiB block's mapping %ld kB, 8 MiB block's %ld kB, "
 	       "process %ld kB\n", hugepolicy_backend(), mode, small_huge, big_huge, all);
 	hugepolicy_report(1, 0);
-	int fds[2];
-	char report[4096] = "";
-	if (pipe(fds) == 0) {
-		hugepolicy_report(fds[1], 0);
-		close(fds[1]);
-		ssize_t n = read(fds[0], report, sizeof report - 1);
-		report[n > 0 ? n : 0] = '\0';
-		close(fds[0]);
-	}
+	char report[16384];
+	report_text(report, sizeof report);
 	if (strcmp(mode, "auto-glibc") == 0) {
-		CHECK(strstr(report, "thp_switch") && strstr(report, "glibc's heap"));
+		CHECK(report_is(report, "plan.small_nohuge", "false") &&
+		      report_has(report, "plan.small_nohuge_reason", "glibc's heap"));
 		CHECK(big_huge >= 2048);
 	} else if (strcmp(mode, "off") == 0) {
 		CHECK(all == 0);
@@ -114,8 +110,7 @@ int main(int argc, char **argv)
 		CHECK(big_huge >= 2048);
 	} else if (strcmp(mode, "huge") == 0) {
 		long page_kb = big ? smaps_vma_page_kb(big) : -1;
-		const char *h = strstr(report, "process.hugetlb ");
-		long long hugetlb = h ? atoll(h + 16) : -1;
+		long long hugetlb = report_num(report, "process.hugetlb");
 		printf("8 MiB block: KernelPageSize %ld kB, report's process.hugetlb %lld\n", page_kb, hugetlb);
 		CHECK(big_huge >= 2048 || page_kb >= 2048);
 		CHECK(page_kb >= 2048 ? hugetlb >= BIG : hugetlb == 0);

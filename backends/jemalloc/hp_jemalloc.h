@@ -35,9 +35,9 @@ void *hpje_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 int hpje_munmap(void *p, size_t len);
 int hpje_madvise(void *p, size_t len, int advice);
 /* jemalloc_arenas.c: every automatic arena created now where mmap may fail
- * later (RLIMIT_AS/RLIMIT_DATA, strict overcommit); the describe note. */
+ * later (RLIMIT_AS/RLIMIT_DATA, strict overcommit); its settings (HP_BS_ARENAS). */
 void hp_jemalloc_arenas_prepare(void);
-void hp_jemalloc_arenas_describe(struct hp_buf *b);
+void hp_jemalloc_arenas_settings(struct hp_backend_settings *s);
 /* ... all of them now, whatever mmap may do; the first reason given is the
  * one described (NULL: the caller describes it).  Returns opt.narenas (0:
  * unknown): the automatic arenas are 0 .. that - 1. */
@@ -47,16 +47,16 @@ unsigned hp_jemalloc_arenas_create(const char *reason);
 size_t hp_jemalloc_arena0_set_aside(int (*past_start)(const void *p));
 /* jemalloc_hugetlb.c: every automatic arena's extents from the 2 MiB pool
  * (extent hooks), ordinary pages where the pool or a cgroup refuses; 0, or
- * ENOSYS if no arena took the hooks.  The describe note. */
+ * ENOSYS if no arena took the hooks.  Its settings (HP_BS_ARENA_POOL). */
 int hp_jemalloc_hugetlb_install(int verbose);
-void hp_jemalloc_hugetlb_describe(struct hp_buf *b);
+void hp_jemalloc_hugetlb_settings(struct hp_backend_settings *s);
 /* jemalloc_huge_arena.c: the oversize arena (blocks >= threshold under
  * auto) made now and given the ordinary arenas' decay, so freed big blocks
- * are reused instead of faulted in again; the describe note. */
+ * are reused instead of faulted in again; its settings (HP_BS_HUGE_ARENA). */
 void hp_jemalloc_huge_arena_keep(size_t threshold);
 void hp_jemalloc_huge_arena_tick(size_t n);  /* its decay now; kept runs out before a block none can serve */
 void hp_jemalloc_huge_arena_freed(size_t n); /* a big block of n bytes went back to it */
-void hp_jemalloc_huge_arena_describe(struct hp_buf *b);
+void hp_jemalloc_huge_arena_settings(struct hp_backend_settings *s);
 extern const char *hpje_malloc_conf;
 
 #pragma GCC visibility pop

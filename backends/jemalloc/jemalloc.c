@@ -13,7 +13,7 @@
  * Invariants: jemalloc is configured from the plan and never decides:
  * what took effect (opt.thp read back once it started) is reported as a
  * fact for the next plan call, and the rest is set up from that plan.
- * The ops are fixed once init returns.
+ * The ops are fixed once init returns; every block is at least 16-aligned.
  */
 #include "hp_jemalloc.h"
 #include "hugepolicy.h"
@@ -24,12 +24,28 @@
 #include <stdio.h>
 #include <string.h>
 
+/* glibc's alignment for the 8-byte class (hp_backend.h: hp_glibc_size) */
+static void *malloc16(size_t n)
+{
+	return hpje_malloc(hp_glibc_size(n));
+}
+
+static void *calloc16(size_t n, size_t size)
+{
+	return hp_glibc_tiny(n, size) ? hpje_calloc(1, HP_GLIBC_MIN_BLOCK) : hpje_calloc(n, size);
+}
+
+static void *realloc16(void *p, size_t n)
+{
+	return hpje_realloc(p, hp_glibc_size(n));
+}
+
 /* jemalloc's public API, renamed (jemalloc(3)), is declared in hp_backend.h. */
 const struct hp_alloc_ops hp_jemalloc_ops = {
-	.malloc = hpje_malloc,
+	.malloc = malloc16,
 	.free = hpje_free,
-	.calloc = hpje_calloc,
-	.realloc = hpje_realloc,
+	.calloc = calloc16,
+	.realloc = realloc16,
 	.memalign = hpje_memalign,
 	.usable_size = hpje_malloc_usable_size,
 };
@@ -159,17 +175,42 @@ static const char *read_str(const char *name)
 	return hpje_mallctl(name, &v, &len, NULL, 0) == 0 && v ? v : "?";
 }
 
+static void jemalloc_settings(struct hp_backend_settings *s)
+{
+	size_t v = 0, len = sizeof v;
+	s->have |= HP_BS_JEMALLOC;
+	hp_strlcpy(s->version, read_str("version"), sizeof s->version);
+	hp_strlcpy(s->opt_thp, read_str("opt.thp"), sizeof s->opt_thp);
+	hp_strlcpy(s->opt_metadata_thp, read_str("opt.metadata_thp"), sizeof s->opt_metadata_thp);
+	hpje_mallctl("opt.oversize_threshold", &v, &len, NULL, 0);
+	s->opt_oversize_threshold = v;
+	if (large_scope)
+		hp_jemalloc_huge_arena_settings(s);
+	hp_jemalloc_hugetlb_settings(s);
+	hp_jemalloc_arenas_settings(s);
+	if (user_conf) {
+		s->have |= HP_BS_USER;
+		hp_buf_escaped(&(struct hp_buf){ s->user, sizeof s->user, 0 }, user_conf, 64);
+		s->user_wins = strstr(user_conf, "thp") != NULL;
+	}
+}
+
 static void jemalloc_describe(char *buf, size_t cap)
 {
 	struct hp_buf b = { buf, cap, 0 };
-	hp_buf_printf(&b, "jemalloc %s opt.thp=%s opt.metadata_thp=%s", read_str("version"),
-		      read_str("opt.thp"), read_str("opt.metadata_thp"));
+	struct hp_backend_settings s;
+	memset(&s, 0, sizeof s);
+	jemalloc_settings(&s);
+	hp_buf_printf(&b, "jemalloc %s opt.thp=%s opt.metadata_thp=%s", s.version, s.opt_thp, s.opt_metadata_thp);
 	if (large_scope) {
-		size_t v = 0, len = sizeof v;
-		hpje_mallctl("opt.oversize_threshold", &v, &len, NULL, 0);
-		hp_buf_printf(&b, " opt.oversize_threshold=%zu, MADV_HUGEPAGE on blocks >= %zu B", v,
-			      large_threshold);
-		hp_jemalloc_huge_arena_describe(&b);
+		hp_buf_printf(&b, " opt.oversize_threshold=%llu, MADV_HUGEPAGE on blocks >= %zu B",
+			      (unsigned long long)s.opt_oversize_threshold, large_threshold);
+		if (s.have & HP_BS_HUGE_ARENA)
+			hp_buf_printf(&b, ", oversize arena %llu keeps freed runs < %llu B for reuse, %llu B in all: "
+				      "dirty_decay_ms=%lld muzzy_decay_ms=%lld (jemalloc's: %lld)",
+				      (unsigned long long)s.huge_arena, (unsigned long long)s.huge_keep_below,
+				      (unsigned long long)s.huge_keep_max, (long long)s.huge_dirty_decay_ms,
+				      (long long)s.huge_muzzy_decay_ms, (long long)s.huge_default_dirty_decay_ms);
 		hp_promote_describe(&b);
 	}
 	if (tlb_min) {
@@ -181,14 +222,30 @@ static void jemalloc_describe(char *buf, size_t cap)
 		if (tlb_page != HP_HUGE_2M)
 			hp_buf_printf(&b, "; jemalloc's own heap off the pool (no 2 MiB pool for smaller blocks)");
 	}
-	hp_jemalloc_hugetlb_describe(&b);
-	hp_jemalloc_arenas_describe(&b);
-	if (user_conf) {
-		/* the value cut and escaped, the sentence whole */
-		hp_buf_printf(&b, " (MALLOC_CONF='");
-		hp_buf_escaped(&b, user_conf, 64);
-		hp_buf_printf(&b, "' applied after hugepolicy's%s)", strstr(user_conf, "thp") ? " and wins" : "");
+	if (s.have & HP_BS_ARENA_POOL) {
+		hp_buf_printf(&b,
+			      ", arena extents on the 2 MiB pool: %llu B in %llu mappings, fell back %llu B in %llu requests; "
+			      "hugetlb extents kept, never purged (%llu/%llu arenas hooked, retain_grow_limit %llu",
+			      (unsigned long long)s.pool_bytes, (unsigned long long)s.pool_blocks,
+			      (unsigned long long)s.pool_fallback_bytes, (unsigned long long)s.pool_fallbacks,
+			      (unsigned long long)s.pool_hooked, (unsigned long long)s.pool_arenas,
+			      (unsigned long long)s.pool_retain_grow_limit);
+		if (s.pool_rounded_bytes)
+			hp_buf_printf(&b, ", %llu B rounded up to 2 MiB", (unsigned long long)s.pool_rounded_bytes);
+		if (s.pool_set_aside_bytes)
+			hp_buf_printf(&b, ", %llu B of arena 0's start-up memory set aside",
+				      (unsigned long long)s.pool_set_aside_bytes);
+		if (s.pool_small_extents)
+			hp_buf_printf(&b, ", %llu extents below 2 MiB on base pages%s", (unsigned long long)s.pool_small_extents,
+				      s.pool_retain ? "" : ": opt.retain=false");
+		hp_buf_printf(&b, ")");
 	}
+	if (s.have & HP_BS_ARENAS)
+		hp_buf_printf(&b, ", %llu arenas created at start-up (%s)", (unsigned long long)s.arenas_created,
+			      s.arenas_reason);
+	/* the value cut and escaped, the sentence whole */
+	if (s.have & HP_BS_USER)
+		hp_buf_printf(&b, " (MALLOC_CONF='%s' applied after hugepolicy's%s)", s.user, s.user_wins ? " and wins" : "");
 }
 
 static void read_size(const char *name, uint64_t *out)
@@ -271,6 +328,7 @@ const struct hp_backend hp_backend_jemalloc = {
 	.start = jemalloc_start,
 	.init = jemalloc_init,
 	.describe = jemalloc_describe,
+	.settings = jemalloc_settings,
 	.stats = jemalloc_stats,
 	.trim = jemalloc_trim,
 	.info = jemalloc_info,

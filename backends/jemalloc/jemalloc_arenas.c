@@ -89,8 +89,11 @@ size_t hp_jemalloc_arena0_set_aside(int (*past_start)(const void *p))
 	return aside;
 }
 
-void hp_jemalloc_arenas_describe(struct hp_buf *b)
+void hp_jemalloc_arenas_settings(struct hp_backend_settings *s)
 {
-	if (why)
-		hp_buf_printf(b, ", %u arenas created at start-up (%s)", created, why);
+	if (!why)
+		return;
+	s->have |= HP_BS_ARENAS;
+	s->arenas_created = created;
+	hp_strlcpy(s->arenas_reason, why, sizeof s->arenas_reason);
 }

@@ -164,7 +164,7 @@ void hp_jemalloc_huge_arena_tick(size_t n)
 		hpje_mallctlbymib(decay_mib, decay_miblen, NULL, NULL, NULL, 0);
 }
 
-void hp_jemalloc_huge_arena_describe(struct hp_buf *b)
+void hp_jemalloc_huge_arena_settings(struct hp_backend_settings *s)
 {
 	if (!huge_ind)
 		return;
@@ -177,6 +177,11 @@ void hp_jemalloc_huge_arena_describe(struct hp_buf *b)
 	size_t keep = 0, len = sizeof keep;
 	snprintf(name, sizeof name, "arena.%u.oversize_threshold", huge_ind);
 	hpje_mallctl(name, &keep, &len, NULL, 0);
-	hp_buf_printf(b, ", oversize arena %u keeps freed runs < %zu B for reuse, %zu B in all: dirty_decay_ms=%zd "
-		      "muzzy_decay_ms=%zd (jemalloc's: %zd)", huge_ind, keep, KEEP_MAX, dirty, muzzy, was_dirty);
+	s->have |= HP_BS_HUGE_ARENA;
+	s->huge_arena = huge_ind;
+	s->huge_keep_below = keep;
+	s->huge_keep_max = KEEP_MAX;
+	s->huge_dirty_decay_ms = dirty;
+	s->huge_muzzy_decay_ms = muzzy;
+	s->huge_default_dirty_decay_ms = was_dirty;
 }

@@ -6,7 +6,10 @@
  * (jemalloc(3) arena.<i>.extent_hooks).  An extent of 2 MiB or more is
  * mapped from the pool and populated (a refused charge is an error now,
  * never a SIGBUS later) and recorded for fork (HP_TLB_ARENA); where the pool
- * or a cgroup says no it is ordinary memory (hp_tlb_fallback).  With
+ * or a cgroup says no it is ordinary memory (hp_tlb_fallback).  Arena 0's
+ * start-up memory and its first whole-page step are ordinary memory (set
+ * aside at install): a process takes a pool page only once its heap
+ * outgrows them.  With
  * opt.retain jemalloc grows in geometric steps (2, 2.5, 3, 3.5, 4, 5 MiB...)
  * that are mostly not whole huge pages, each populated at once here:
  * arena.<i>.retain_grow_limit = 2 MiB makes every step one page.
@@ -149,10 +152,10 @@ static void *h_alloc(struct je_hooks *h, void *addr, size_t size, size_t align, 
 {
 	align = align < page ? page : align;
 	void *p = NULL;
-	int odd = atomic_load(&setting_aside) && (size & (HP_HUGE_2M - 1)) != 0;
-	if (atomic_load(&setting_aside) && !odd)
+	int aside = atomic_load(&setting_aside);
+	if (aside && (size & (HP_HUGE_2M - 1)) == 0)
 		atomic_fetch_add(&whole_steps, 1);
-	if (!addr && size >= HP_HUGE_2M && !odd && (p = tlb_map(size, align)) != NULL) {
+	if (!addr && size >= HP_HUGE_2M && !aside && (p = tlb_map(size, align)) != NULL) {
 		*commit = true;                 /* populated */
 	} else {
 		if (!addr && size < HP_HUGE_2M && !atomic_load(&setting_aside))
@@ -256,10 +259,11 @@ int hp_jemalloc_hugetlb_install(int verbose_)
 	}
 	if (!hooked)
 		return ENOSYS;
-	/* arena 0's start-up memory and its next step (2.5 MiB: the series
-	 * had gone past 2 MiB before the limit) set aside, so no pool page is
-	 * half used: a step that is no whole number of huge pages is ordinary
-	 * memory meanwhile */
+	/* arena 0's start-up memory set aside up to its first whole-page step,
+	 * all of it ordinary memory: a pool page is taken only when the heap
+	 * outgrows that step (a wrapper such as timeout or a shell takes none),
+	 * and no pool page is half used by the start-up series (2.5 MiB: it
+	 * had gone past 2 MiB before the limit) */
 	atomic_store(&setting_aside, 1);
 	if (retain)             /* without opt.retain nothing is a whole page */
 		set_aside = hp_jemalloc_arena0_set_aside(past_start);
@@ -267,12 +271,10 @@ int hp_jemalloc_hugetlb_install(int verbose_)
 	return 0;
 }
 
-void hp_jemalloc_hugetlb_describe(struct hp_buf *b)
+void hp_jemalloc_hugetlb_settings(struct hp_backend_settings *s)
 {
 	if (!narenas)
 		return;
-	struct hp_tlb_counts c;
-	hp_tlb_counts(HP_TLB_ARENA, &c);
 	unsigned back = 0;
 	size_t limit = 0;
 	for (unsigned i = 0; i < narenas; i++) {
@@ -284,17 +286,18 @@ void hp_jemalloc_hugetlb_describe(struct hp_buf *b)
 	}
 	size_t len = sizeof limit;
 	hpje_mallctl("arena.0.retain_grow_limit", &limit, &len, NULL, 0);
-	hp_buf_printf(b,
-		      ", arena extents on the 2 MiB pool: %llu B in %llu mappings, fell back %llu B in %llu requests; "
-		      "hugetlb extents kept, never purged (%u/%u arenas hooked, retain_grow_limit %zu",
-		      (unsigned long long)c.pool_bytes, (unsigned long long)c.pool_maps,
-		      (unsigned long long)c.fallback_bytes, (unsigned long long)c.fallbacks, back, narenas, limit);
-	size_t r = atomic_load(&rounding), s = atomic_load(&small_count);
-	if (r)
-		hp_buf_printf(b, ", %zu B rounded up to 2 MiB", r);
-	if (set_aside)
-		hp_buf_printf(b, ", %zu B of arena 0's start-up memory set aside", set_aside);
-	if (s)
-		hp_buf_printf(b, ", %zu extents below 2 MiB on base pages%s", s, retain ? "" : ": opt.retain=false");
-	hp_buf_printf(b, ")");
+	struct hp_tlb_counts c;
+	hp_tlb_counts(HP_TLB_ARENA, &c);
+	s->have |= HP_BS_ARENA_POOL;
+	s->pool_blocks = c.pool_maps;
+	s->pool_bytes = c.pool_bytes;
+	s->pool_fallbacks = c.fallbacks;
+	s->pool_fallback_bytes = c.fallback_bytes;
+	s->pool_arenas = narenas;
+	s->pool_hooked = back;
+	s->pool_retain_grow_limit = limit;
+	s->pool_rounded_bytes = atomic_load(&rounding);
+	s->pool_set_aside_bytes = set_aside;
+	s->pool_small_extents = atomic_load(&small_count);
+	s->pool_retain = retain;
 }

@@ -14,7 +14,7 @@
  * are reported as facts for the next plan call, and large_os_pages, the
  * big-block layers and the reservation follow that plan.  Its segments
  * take hugetlb pages only under the user's large_os_pages; a block it
- * returns is always aligned as asked.
+ * returns is always aligned as asked, and at least 16-aligned as glibc's.
  */
 #define _GNU_SOURCE
 #include "hp_mimalloc.h"
@@ -54,6 +54,24 @@ static void *(*mi_zalloc_aligned_fn)(size_t, size_t);
 static int misaligned(const void *p, size_t align)
 {
 	return ((uintptr_t)p & (align - 1)) != 0;
+}
+
+/* glibc's alignment for the 8-byte class (hp_backend.h: hp_glibc_size) */
+static void *(*mi_malloc_fn)(size_t), *(*mi_calloc_fn)(size_t, size_t), *(*mi_realloc_fn)(void *, size_t);
+
+static void *malloc16(size_t n)
+{
+	return mi_malloc_fn(hp_glibc_size(n));
+}
+
+static void *calloc16(size_t n, size_t size)
+{
+	return hp_glibc_tiny(n, size) ? mi_calloc_fn(1, HP_GLIBC_MIN_BLOCK) : mi_calloc_fn(n, size);
+}
+
+static void *realloc16(void *p, size_t n)
+{
+	return mi_realloc_fn(p, hp_glibc_size(n));
 }
 
 /* mimalloc 2.0.9 returns misaligned blocks for some sizes that are an exact
@@ -166,10 +184,13 @@ static int mimalloc_start(const struct hp_plan *plan, struct hp_plan_facts *fact
 	hp_mimalloc_reserve_restore();
 	if (!h)
 		return ENOENT;
-	ops->malloc = (void *(*)(size_t))SYM(h, "mi_malloc");
+	mi_malloc_fn = (void *(*)(size_t))SYM(h, "mi_malloc");
 	ops->free = (void (*)(void *))SYM(h, "mi_free");
-	ops->calloc = (void *(*)(size_t, size_t))SYM(h, "mi_calloc");
-	ops->realloc = (void *(*)(void *, size_t))SYM(h, "mi_realloc");
+	mi_calloc_fn = (void *(*)(size_t, size_t))SYM(h, "mi_calloc");
+	mi_realloc_fn = (void *(*)(void *, size_t))SYM(h, "mi_realloc");
+	ops->malloc = mi_malloc_fn ? malloc16 : NULL;
+	ops->calloc = mi_calloc_fn ? calloc16 : NULL;
+	ops->realloc = mi_realloc_fn ? realloc16 : NULL;
 	mi_memalign_fn = (void *(*)(size_t, size_t))SYM(h, "mi_memalign");
 	mi_zalloc_aligned_fn = (void *(*)(size_t, size_t))SYM(h, "mi_zalloc_aligned");
 	mi_free_fn = ops->free;
@@ -267,27 +288,49 @@ static int mimalloc_init(const struct hp_plan *plan, const struct hp_alloc_ops *
 	return 0;
 }
 
+static void mimalloc_settings(struct hp_backend_settings *s)
+{
+	int v = mi.version ? mi.version() : 0;
+	s->have |= HP_BS_MIMALLOC;
+	snprintf(s->version, sizeof s->version, "%d.%d.%d", v / 100, (v / 10) % 10, v % 10);
+	s->mi_large_os_pages = mi.option_get ? mi.option_get(MI_LARGE_OS_PAGES) : -1L;
+	s->mi_reserve_huge_os_pages = mi.option_get ? mi.option_get(MI_RESERVE_HUGE_OS_PAGES) : -1L;
+	s->mi_eager_commit = mi.option_get ? mi.option_get(MI_EAGER_COMMIT) : -1L;
+	if (user_large) {
+		s->have |= HP_BS_USER;
+		hp_buf_escaped(&(struct hp_buf){ s->user, sizeof s->user, 0 }, user_large, 64);
+		s->user_wins = 1;
+	}
+	if (reserve_note[0]) {
+		s->have |= HP_BS_RESERVE;
+		hp_strlcpy(s->reserve, reserve_note, sizeof s->reserve);
+	}
+	if (user_reserve_note[0]) {
+		s->have |= HP_BS_USER_RESERVE;
+		hp_strlcpy(s->user_reserve, user_reserve_note, sizeof s->user_reserve);
+	}
+}
+
 static void mimalloc_describe(char *buf, size_t cap)
 {
 	struct hp_buf b = { buf, cap, 0 };
-	int v = mi.version ? mi.version() : 0;
-	hp_buf_printf(&b, "mimalloc %d.%d.%d large_os_pages=%ld reserve_huge_os_pages=%ld eager_commit=%ld",
-		      v / 100, (v / 10) % 10, v % 10,
-		      mi.option_get ? mi.option_get(MI_LARGE_OS_PAGES) : -1L,
-		      mi.option_get ? mi.option_get(MI_RESERVE_HUGE_OS_PAGES) : -1L,
-		      mi.option_get ? mi.option_get(MI_EAGER_COMMIT) : -1L);
-	if (user_large)
-		hp_buf_printf(&b, " (MIMALLOC_LARGE_OS_PAGES='%s' wins)", user_large);
+	struct hp_backend_settings s;
+	memset(&s, 0, sizeof s);
+	mimalloc_settings(&s);
+	hp_buf_printf(&b, "mimalloc %s large_os_pages=%lld reserve_huge_os_pages=%lld eager_commit=%lld", s.version,
+		      (long long)s.mi_large_os_pages, (long long)s.mi_reserve_huge_os_pages, (long long)s.mi_eager_commit);
+	if (s.have & HP_BS_USER)
+		hp_buf_printf(&b, " (MIMALLOC_LARGE_OS_PAGES='%s' wins)", s.user);
 	if (large_threshold) {
 		hp_buf_printf(&b, ", MADV_HUGEPAGE on blocks >= %zu B", large_threshold);
 		hp_promote_describe(&b);
 	}
 	if (tlb_min)
 		hp_buf_printf(&b, ", blocks >= %zu B from the 2 MiB hugetlb pool", tlb_min);
-	if (reserve_note[0])
-		hp_buf_printf(&b, "; %s", reserve_note);
-	if (user_reserve_note[0])
-		hp_buf_printf(&b, "; %s", user_reserve_note);
+	if (s.have & HP_BS_RESERVE)
+		hp_buf_printf(&b, "; %s", s.reserve);
+	if (s.have & HP_BS_USER_RESERVE)
+		hp_buf_printf(&b, "; %s", s.user_reserve);
 }
 
 /* mimalloc's committed bytes (mi_process_info; 0 if it is missing) */
@@ -372,6 +415,7 @@ const struct hp_backend hp_backend_mimalloc = {
 	.start = mimalloc_start,
 	.init = mimalloc_init,
 	.describe = mimalloc_describe,
+	.settings = mimalloc_settings,
 	.stats = mimalloc_stats,
 	.trim = mimalloc_trim,
 	.info = mimalloc_info,

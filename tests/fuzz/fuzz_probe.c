@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hp_probe_format(&p, size & 1, &b);     /* text or JSON */
 	FZ_CHECK(b.len + 1 < sizeof out && strlen(out) == b.len);
 	FZ_CHECK(!(size & 1) || tc_json_document(out, b.len));
-	struct hp_smaps sm;
+	struct hp_rollup sm;
 	FZ_CHECK(hp_pages_smaps(&sm) == 0 || vfs_count() >= 0);
 	return 0;
 }

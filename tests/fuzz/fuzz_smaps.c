@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(seen, data, n);
 	seen[n] = '\0';
 	vfs_load_one("/proc/self/smaps_rollup", data, size);
-	struct hp_smaps sm;
+	struct hp_rollup sm;
 	memset(&sm, 0x5a, sizeof sm);
 	FZ_CHECK(hp_pages_smaps(&sm) == 0);
 	if (!strstr(seen, "\nRss:"))

@@ -211,7 +211,7 @@ void san_probe(void)
 			CHECK((sizes[s] >= 1024 && !(sizes[s] & (sizes[s] - 1))) || rc == EINVAL);
 			free(where);
 		}
-	struct hp_smaps sm;
+	struct hp_rollup sm;
 	CHECK(hp_pages_smaps(&sm) == 0 && sm.rss > 0);
 	read_helpers();
 	printf("probe: thp %s, %d pools, %d NUMA nodes, rss %llu kB\n", hp_thp_name(p.thp_enabled),
