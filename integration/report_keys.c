@@ -271,7 +271,7 @@ static const struct key keys[] = {
 	FIELD(NUM, "stats.mapped", st.mapped, 0),
 	FIELD(NUM, "stats.retained", st.retained, 0),
 	FIELD(NUM, "stats.bootstrap_bytes", st.bootstrap_bytes, 0),
-	FIELD(NUM, "stats.mthp.blocks_advised", mthp.blocks_advised, MTHP),
+	FIELD(NUM, "stats.mthp.maps_advised", mthp.maps_advised, MTHP),
 	FIELD(NUM, "stats.mthp.bytes_advised", mthp.bytes_advised, MTHP),
 
 	FIELD(NUM, "process.rss", st.rss, 0),

@@ -20,9 +20,11 @@
  *   collapses them again); a block glibc keeps in its heap is copied by
  *   glibc, onto pages advised only afterwards.
  *
- * Under pages=auto with a sub-PMD THP size in `madvise`, blocks from the
- * plan's mthp_min up to the threshold go to thp_mid.c's advice instead
- * (mTHP folios, no PMD THP); realloc of those stays the backend's.
+ * Under pages=auto with a sub-PMD THP size in `madvise`, a backend with
+ * traits.mid_fresh (glibc) has its blocks from the plan's mthp_min up to
+ * the threshold looked at: those fresh from the OS get thp_mid.c's advice
+ * (mTHP folios, no PMD THP), reused ones nothing; realloc of those stays
+ * the backend's.  The other backends advise at their mmap instead.
  *
  * Used by the system backend for pages=thp and by every backend for
  * pages=auto.  The inner ops and traits are copied once at start-up
@@ -41,7 +43,7 @@ static struct hp_alloc_ops inner;
 static struct hp_thp_large_traits traits;
 static size_t threshold = 4u * HP_MIB;
 static size_t entry = 4u * HP_MIB;     /* the smallest block the wrapper looks at: the threshold,
-					* or mTHP's mid-size minimum below it (thp_mid.c) */
+					* or, with traits.mid_fresh, mTHP's least size (thp_mid.c) */
 static int verbose;
 static atomic_int said_first_advice;
 
@@ -69,7 +71,8 @@ static void remember(void *p)
 void *hp_thp_large_advise(void *p, size_t n)
 {
 	if (p && n < threshold && n >= entry) {
-		hp_thp_mid_advise(p, n);
+		if (traits.mid_fresh(p))
+			hp_thp_mid_advise(p, n);
 		return p;
 	}
 	if (p && n >= threshold) {
@@ -194,9 +197,11 @@ static void *realloc_advised(void *p, size_t n)
 	size_t old = inner.usable_size(p);
 	if (n < threshold) {
 		/* mid-size (mTHP): the backend's own realloc (in place where it
-		 * can), the result advised where it moved or grew */
+		 * can); the result advised if fresh, unless it was so already
+		 * (glibc's mremap keeps the mapping's advice) */
+		int had = old >= entry && traits.mid_fresh(p);
 		void *q = inner.realloc(p, n);
-		return q && (q != p || n > old) ? hp_thp_large_advise(q, n) : q;
+		return q && !had ? hp_thp_large_advise(q, n) : q;
 	}
 	if (n <= old || (old >= threshold && traits.realloc_keeps_advice))
 		return hp_thp_large_advise(inner.realloc(p, n), n);
@@ -216,7 +221,7 @@ void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_l
 	inner = *backend;
 	traits = *t;
 	threshold = min_bytes;
-	entry = hp_thp_mid_min() && hp_thp_mid_min() < min_bytes ? hp_thp_mid_min() : min_bytes;
+	entry = t->mid_fresh && hp_thp_mid_min() && hp_thp_mid_min() < min_bytes ? hp_thp_mid_min() : min_bytes;
 	verbose = say;
 	*out = inner;
 	out->malloc = large_malloc;

@@ -1,18 +1,21 @@
 /*
- * thp_mid.c - mTHP for mid-size blocks: the advice the plan's mthp fields
- * ask for (policy/plan_mthp.c), and the kernel's per-size counters the
- * report shows beside it.
+ * thp_mid.c - mTHP on memory fresh from the OS: the advice the plan's mthp
+ * fields ask for (policy/plan_mthp.c), and the kernel's per-size counters
+ * the report shows beside it.
  *
- * A block from plan->mthp_min up to the threshold gets MADV_HUGEPAGE
- * before its first touch (thp_large.c calls in), so its faults take the
- * largest advised folio that fits.  With mthp_guard the advice leaves out
- * the first base page of each PMD-aligned window inside the block: a VMA
- * that mid-size advice made never holds a whole window, so neither a PMD
- * fault nor khugepaged makes a PMD THP of it (an advised window can still
- * be completed by a big block's or the program's own advice beside it:
- * at most the one window at a big block's end).  The guard page keeps
- * whatever advice it had.  No withdrawal on free: what a later small
- * block there may gain is one folio per fault.
+ * A backend calls hp_thp_mid_advise once for each piece of memory it gets
+ * from the kernel, before its first touch: jemalloc and mimalloc at their
+ * mmap (jemalloc_os.c, mimalloc_os.c: the whole mapping, small-block
+ * memory included), glibc for a block it mmapped for itself (the chunk's
+ * IS_MMAPPED bit, system.c through thp_large.c).  Memory the allocator
+ * reuses keeps the advice its mapping got and costs no syscall: a
+ * malloc/free loop makes no madvise.  Pieces from plan->mthp_min up are
+ * advised MADV_HUGEPAGE, so their faults take the largest advised folio
+ * that fits.  With mthp_guard the advice leaves out the first base page
+ * of each PMD-aligned window: a VMA this advice made never holds a whole
+ * window, so neither a PMD fault nor khugepaged makes a PMD THP of it (a
+ * big block's own advice, thp_large.c, can still complete its windows).
+ * The guard page keeps whatever advice it had.
  *
  * The counters (hugepages-<size>kB/stats/anon_fault_alloc) are
  * system-wide; their values at start-up are kept so the report can give
@@ -34,7 +37,7 @@ static int guard, verbose;
 static uint32_t sizes;                  /* the plan's advised | kernel sizes: the counters kept */
 static uint64_t start_count[32];
 static uint32_t start_ok;               /* bit k: start_count[k] was read */
-static atomic_size_t blocks, bytes_advised;
+static atomic_size_t maps, bytes_advised;
 static atomic_int said;
 
 /* hugepages-<size>kB/stats/anon_fault_alloc (system-wide): 0 or errno */
@@ -70,7 +73,7 @@ size_t hp_thp_mid_min(void)
 void hp_thp_mid_counts(struct hp_mthp_report *r)
 {
 	r->sizes = sizes;
-	r->blocks_advised = atomic_load(&blocks);
+	r->maps_advised = atomic_load(&maps);
 	r->bytes_advised = atomic_load(&bytes_advised);
 }
 
@@ -89,11 +92,13 @@ void hp_thp_mid_scan(struct hp_mthp_report *r, int read)
 
 void hp_thp_mid_advise(void *p, size_t n)
 {
+	if (!mid_min || !p || n < mid_min)
+		return;
 	uint64_t seg[8][2], page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t at = (uintptr_t)p & ~(page - 1), last = ((uintptr_t)p + n + page - 1) & ~(page - 1);
 	int saved = errno, ns, calls = 0;
 	size_t done = 0;
-	/* a block may span many windows: the segments eight at a time, each
+	/* a mapping spans many windows: the segments eight at a time, each
 	 * batch going on from the window boundary the last one ended at */
 	do {
 		ns = hp_mthp_segments(at, last, page, pmd, guard, seg, 8);
@@ -105,9 +110,9 @@ void hp_thp_mid_advise(void *p, size_t n)
 	errno = saved;
 	if (!done)
 		return;
-	atomic_fetch_add_explicit(&blocks, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&maps, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&bytes_advised, done, memory_order_relaxed);
 	if (verbose && !atomic_exchange(&said, 1))
-		hp_say("mTHP: first mid-size block of %zu bytes: %zu bytes advised MADV_HUGEPAGE in %d range%s", n,
-		       done, calls, calls == 1 ? "" : "s (the first page of each PMD-aligned window left out)");
+		hp_say("mTHP: first piece of %zu bytes fresh from the OS: %zu bytes advised MADV_HUGEPAGE in %d "
+		       "range%s", n, done, calls, calls == 1 ? "" : "s (the first page of each PMD-aligned window left out)");
 }

@@ -325,20 +325,21 @@ struct hp_plan {
 	uint32_t mthp_advised;  /* sizes MADV_HUGEPAGE brings (madvise, or always under the
 				 * except-advised switch): the ones auto's advice uses */
 	uint32_t mthp_kernel;   /* sizes the kernel gives every anonymous fault (always) */
-	uint64_t mthp_min;      /* HP_MTHP_ADVISE: blocks from this size up to the threshold get
-				 * MADV_HUGEPAGE (twice the smallest advised size) */
+	uint64_t mthp_min;      /* HP_MTHP_ADVISE: memory fresh from the kernel in pieces of this
+				 * size on gets MADV_HUGEPAGE once (twice the smallest advised
+				 * size; pages/thp_mid.c) */
 	int mthp_guard;         /* HP_MTHP_ADVISE: the PMD size comes with the advice too, so the
 				 * advice leaves out the first base page of every PMD-aligned
 				 * window: no whole window is advised, no PMD THP comes of it */
 	uint64_t mthp_pmd;      /* the PMD size those windows have (bytes) */
-	char mthp_reason[320];
+	char mthp_reason[384];
 };
 
 /* ---- mTHP (plan_mthp.c): which sub-PMD THP sizes auto uses; pure ---- */
 enum hp_mthp {
 	HP_MTHP_NONE,           /* no sub-PMD size can back this process's memory */
 	HP_MTHP_KERNEL,         /* only sizes in `always`: the kernel uses them, nothing to advise */
-	HP_MTHP_ADVISE,         /* mid-size blocks (mthp_min .. threshold) get MADV_HUGEPAGE */
+	HP_MTHP_ADVISE,         /* fresh mappings from mthp_min on get MADV_HUGEPAGE */
 	HP_MTHP_UNUSED,         /* sizes in madvise, but this plan advises no mid-size blocks */
 };
 const char *hp_mthp_name(int mthp);    /* "none", "kernel", "advise", "unused" */

@@ -12,9 +12,11 @@
  * The decision (one row per case, first that holds):
  * - no sub-PMD size in always/madvise for this process: none;
  * - advised sizes, and auto on THP with blocks >= threshold advised
- *   (scope LARGE): advise, blocks from twice the smallest advised size up to
- *   the threshold get MADV_HUGEPAGE; the RSS a fault may add is one folio
- *   of the largest advised size.  Where the PMD size comes with the advice
+ *   (scope LARGE): advise, memory fresh from the kernel in pieces of at
+ *   least twice the smallest advised size gets MADV_HUGEPAGE once, at the
+ *   backend's mmap (pages/thp_mid.c; glibc: its mmapped blocks below the
+ *   threshold); the RSS a fault may add is one folio of the largest
+ *   advised size.  Where the PMD size comes with the advice
  *   too (its mode madvise or always), a whole advised PMD-aligned window
  *   could fault or be collapsed by khugepaged into a PMD THP, so the advice
  *   leaves the first base page of every such window out (guard): no VMA
@@ -142,8 +144,9 @@ void hp_plan_mthp(const struct hp_probe *p, struct hp_plan *pl)
 	hp_size_name(min, mn, sizeof mn);
 	hp_size_name(pl->threshold, tn, sizeof tn);
 	struct hp_buf r = { pl->mthp_reason, sizeof pl->mthp_reason, 0 };
-	hp_buf_printf(&r, "auto: %s madvise: MADV_HUGEPAGE on blocks from %s to below %s (a fault adds at most "
-		      "%s); ", adv, mn, tn, big);
+	hp_buf_printf(&r, "auto: %s madvise: MADV_HUGEPAGE once per mapping the allocator makes, from %s on "
+		      "(glibc: its mmapped blocks below %s), not per malloc (a fault adds at most %s); ", adv, mn, tn,
+		      big);
 	if (pl->mthp_guard)
 		hp_buf_printf(&r, "the first page of each %s-aligned %s left unadvised, as %s THP comes with the "
 			      "advice too and would take the window whole", pn, pn, pn);

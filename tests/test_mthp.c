@@ -1,7 +1,7 @@
 /* test_mthp.c - auto's mid-size blocks on sub-PMD THP folios (mTHP), read
  * back from the kernel.  mthp_enabled.sh sets hugepages-64kB/enabled for
  * the test and restores it.
- * usage: test_mthp advised|never
+ * usage: test_mthp advised|never|reuse
  *   advised (64 KiB in madvise): 64 blocks of 512 KiB, filled: each block's
  *     mapping is MADV_HUGEPAGE (smaps VmFlags hg), the kernel's 64 KiB
  *     fault counter rose by at least half the folios they hold, no PMD THP
@@ -10,12 +10,16 @@
  *     bytes (root: pagemap + kpageflags);
  *   never (64 KiB and every other sub-PMD size never): the blocks' mappings
  *     are not advised and the report's plan.mthp is none (behaviour as
- *     before mTHP). */
+ *     before mTHP);
+ *   reuse (64 KiB in madvise, under faultinject.c counting MADV_HUGEPAGE
+ *     calls): 10000 rounds of malloc(256 KiB), a write, free make fewer
+ *     than 100 such calls - the advice is per mapping, not per malloc. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "smaps_rollup.h"
 #include "smaps_vma.h"
 
+#include <dlfcn.h>
 #include <hugepolicy.h>
 #include <stdint.h>
 #include <string.h>
@@ -67,10 +71,45 @@ static long long key(const char *json, const char *name)
 	return s && s[strlen(pat)] != 'n' ? atoll(s + strlen(pat)) : -1;
 }
 
+/* MADV_HUGEPAGE calls made by a malloc/free loop of one reused block */
+static int reuse(void)
+{
+	enum { ROUNDS = 10000, MID = 256 << 10 };
+	long (*calls)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "faultinject_calls");
+	CHECK_MSG(calls != NULL, "faultinject.c is not preloaded (FI_CALL=hugepage)");
+	if (!calls)
+		return check_result("no madvise per malloc of a reused block");
+	for (int i = 0; i < 100; i++) {         /* the allocator settles: its mappings made */
+		char *p = malloc(MID);
+		CHECK(p != NULL);
+		if (p)
+			p[i] = 1;
+		free(p);
+	}
+	long before = calls();
+	for (int i = 0; i < ROUNDS; i++) {
+		char *p = malloc(MID);
+		if (!p)
+			break;
+		p[i % MID] = 1;
+		free(p);
+	}
+	long made = calls() - before;
+	static char json[8192];
+	report(json, sizeof json);
+	printf("reuse: %d rounds of malloc(%d)/free: %ld MADV_HUGEPAGE calls (%ld before the loop); "
+	       "stats.mthp.maps_advised %lld\n", ROUNDS, MID, made, before, key(json, "stats.mthp.maps_advised"));
+	CHECK(strstr(json, "\"plan.mthp\":\"advise\"") != NULL);
+	CHECK_MSG(made < ROUNDS / 100, "%ld MADV_HUGEPAGE calls in %d rounds", made, ROUNDS);
+	return check_result("no madvise per malloc of a reused block");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return 2;
+	if (strcmp(argv[1], "reuse") == 0)
+		return reuse();
 	int want = strcmp(argv[1], "advised") == 0;
 	static char *blk[NBLK];
 	static char json[8192];
@@ -99,7 +138,8 @@ int main(int argc, char **argv)
 		CHECK(plan && strncmp(plan + 13, "advise\"", 7) == 0);
 		CHECK(key(json, "process.mthp.64kB") >= (long long)NBLK * BLK / 2);
 		CHECK(key(json, "system.mthp.64kB.fault_alloc") >= NBLK * (BLK / FOLIO) / 2);
-		CHECK(key(json, "stats.mthp.blocks_advised") >= NBLK);
+		CHECK(key(json, "stats.mthp.maps_advised") >= 1);
+		CHECK(key(json, "stats.mthp.bytes_advised") >= (long long)NBLK * BLK / 2);
 	} else {
 		CHECK_MSG(n_adv == 0, "%d of %d blocks advised", n_adv, NBLK);
 		CHECK(plan && strncmp(plan + 13, "none\"", 5) == 0);

@@ -43,8 +43,8 @@ static int has(const char *s, const char *part)
 	return strstr(s, part) != NULL;
 }
 
-/* 64 KiB madvise under auto on THP, every backend: blocks from 128 KiB to
- * the threshold advised, the size named */
+/* 64 KiB madvise under auto on THP, every backend: mappings from 128 KiB
+ * on advised (glibc's mmapped blocks below the threshold), the size named */
 static void advise(void)
 {
 	struct hp_probe p = probe(HP_THP_MADVISE, HP_THP_INHERIT, HP_THP_MADVISE);
@@ -53,7 +53,7 @@ static void advise(void)
 		CHECK_MSG(pl.mthp == HP_MTHP_ADVISE, "%s: %s", hp_backend_name(be), pl.mthp_reason);
 		CHECK(pl.mthp_advised == K64 && pl.mthp_kernel == 0);
 		CHECK(pl.mthp_min == 2 * K64);
-		CHECK_MSG(has(pl.mthp_reason, "64 KiB madvise") && has(pl.mthp_reason, "from 128 KiB to below 4 MiB"),
+		CHECK_MSG(has(pl.mthp_reason, "64 KiB madvise") && has(pl.mthp_reason, "from 128 KiB on (glibc: its mmapped blocks below 4 MiB)"),
 			  "%s", pl.mthp_reason);
 	}
 }
