@@ -84,6 +84,15 @@ static int resolve(void)
 
 static struct hp_alloc_ops sys_ops, thp_ops;
 
+/* A chunk glibc mmapped for this block alone: IS_MMAPPED (0x2) in the size
+ * word before it (malloc/malloc.c).  Fresh from the kernel, so mTHP's
+ * advice is once per mapping (thp_mid.c); a chunk from glibc's heaps is
+ * reused memory and gets none. */
+static int glibc_mmapped(const void *p)
+{
+	return (((const size_t *)p)[-1] & 2) != 0;
+}
+
 /* glibc's allocator is found or not; nothing of it can overrule the plan */
 static int system_start(const struct hp_plan *plan, struct hp_plan_facts *facts)
 {
@@ -101,7 +110,8 @@ static int system_init(const struct hp_plan *plan, const struct hp_alloc_ops **o
 	fallback_thp = plan->thp_available;
 	*ops = libc;
 	/* pages=thp's wrappers; their advise is also hugetlb's THP fallback */
-	static const struct hp_thp_large_traits glibc_traits = { .realloc_keeps_advice = 1 };
+	static const struct hp_thp_large_traits glibc_traits = { .realloc_keeps_advice = 1,
+								  .mid_fresh = glibc_mmapped };
 	hp_thp_large_init(&libc, &glibc_traits, threshold, verbose, &thp_ops);
 	if (mode == HP_PAGES_THP) {
 		*ops = thp_ops;

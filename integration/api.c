@@ -150,6 +150,10 @@ void hp_report_snap_counters(struct hp_report_snap *s)
 		hp_fault_cost_read(&s->fault);
 		s->have |= HP_SNAP_FAULT;
 	}
+	hp_thp_mid_counts(&s->mthp);
+	s->have &= ~HP_SNAP_MTHP;
+	if (s->mthp.sizes)
+		s->have |= HP_SNAP_MTHP;
 }
 
 void hp_report_snap_start(struct hp_report_snap *s)
@@ -158,6 +162,7 @@ void hp_report_snap_start(struct hp_report_snap *s)
 	s->st.size = sizeof s->st;
 	fill(&s->st, 0);
 	hp_report_snap_self(s);
+	hp_thp_mid_scan(&s->mthp, 0);   /* like process.*: unknown until a report reads them */
 }
 
 
@@ -166,6 +171,7 @@ void hp_report_gather(struct hp_report_snap *s)
 	s->st.size = sizeof s->st;
 	hugepolicy_stats(&s->st);
 	hp_report_snap_self(s);
+	hp_thp_mid_scan(&s->mthp, 1);   /* pagemap, kpageflags, sysfs counters */
 	hp_live_publish(s);
 }
 

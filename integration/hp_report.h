@@ -18,7 +18,7 @@
 
 /* snapshot groups: a row with `need` bits is printed only where all of
  * them are set (HP_BS_* of the backend's settings, and these) */
-enum { HP_SNAP_FAULT = 1u << 16 };
+enum { HP_SNAP_FAULT = 1u << 16, HP_SNAP_MTHP = 1u << 17 };
 
 /* Plain data, no pointers (opt's and plan's are NULL in it): the live
  * block (hp_live.h) carries it whole to another process. */
@@ -39,6 +39,7 @@ struct hp_report_snap {
 	struct hp_promote_report promote;
 	struct hp_fork_report fork;
 	struct hp_fault_cost_report fault;
+	struct hp_mthp_report mthp;     /* HP_SNAP_MTHP: sizes below the PMD size reported */
 };
 
 /* What this process knows now (api.c; the caller's st: hugepolicy_stats'). */

@@ -178,6 +178,7 @@ static void start_up(void)
 		     hp_rt.probe.npools);
 	hp_thp_large_set_swap(dispatch_swap);
 	hp_fault_cost_init(&hp_rt.plan);
+	hp_thp_mid_init(&hp_rt.plan);
 	int rc = start_backend(be, &o, &f, &ops);
 	if (rc != 0 && be != &hp_backend_system) {
 		hp_say("backend %s cannot run here (%s); using system", be->name, strerror(rc));
@@ -186,6 +187,7 @@ static void start_up(void)
 		hp_rt.backend_source = "fallback";
 		be = &hp_backend_system;
 		hp_fault_cost_init(&hp_rt.plan);
+		hp_thp_mid_init(&hp_rt.plan);
 		rc = start_backend(be, &o, &f, &ops);
 	}
 	if (rc != 0) {
@@ -218,6 +220,8 @@ static void say_decisions(void)
 		hp_say("thp switch %s: %s", hp_thp_process_name(pl->thp_process), pl->thp_process_reason);
 	if (pl->thp_small_nohuge)
 		hp_say("thp small blocks MADV_NOHUGEPAGE: %s", pl->thp_small_reason);
+	if (pl->mthp != HP_MTHP_NONE)
+		hp_say("mthp %s: %s", hp_mthp_name(pl->mthp), pl->mthp_reason);
 }
 
 const struct hp_alloc_ops *hp_init(void)

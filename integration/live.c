@@ -11,7 +11,8 @@
  *   else, allocates nothing and costs about a microsecond, against the
  *   mmap it follows;
  * - in hugepolicy_stats() and the report: stats.* and process.* as they
- *   were read then (stats_ns says when), the whole snapshot in the report.
+ *   were read then (stats_ns says when), the whole snapshot in the report
+ *   (process.mthp.* and system.mthp.* only there).
  * Nothing runs for it otherwise: no thread, no signal, nothing on the
  * malloc path of small blocks.  One writer at a time: a rewrite that meets
  * another leaves a flag the writer takes in before it lets go.
@@ -122,6 +123,7 @@ static void child(void)
 	st->allocated = st->active = st->metadata = st->resident = st->mapped = st->retained = HUGEPOLICY_UNKNOWN;
 	st->rss = st->anon_huge = st->hugetlb = HUGEPOLICY_UNKNOWN;
 	st->minor_faults = st->major_faults = st->peak_rss = HUGEPOLICY_UNKNOWN;
+	hp_thp_mid_scan(&next.mthp, 0);
 	stats_ns = 0;
 	hp_report_snap_counters(&next);
 	hp_live_write(&hugepolicy_live, &next, now_ns(), 0);

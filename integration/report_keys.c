@@ -7,7 +7,9 @@
  *   plan.*       the plan's decisions, each with its reason (X, X_reason)
  *   backend.*    the backend's own settings read back from it
  *   stats.*      the allocator's numbers (jemalloc's stats.* names)
- *   process.*    the kernel's numbers of the process (smaps_rollup, getrusage)
+ *   process.*    the kernel's numbers of the process (smaps_rollup, getrusage,
+ *                pagemap for mTHP folios)
+ *   system.*     the kernel's system-wide counters, their rise since start-up
  *   hugetlb.*    hugetlb mappings hugepolicy made, in all and per pool
  *   promote.*    auto's whole-heap THP (pages/heap_promote.c)
  *   fork.*       what fork() did with hugetlb memory (pages/hugetlb_fork.c)
@@ -139,6 +141,29 @@ static int promoted(const struct hp_report_snap *s)
 }
 GETTER(g_promote_at_resident) { UNUSED; v->num = promoted(s) ? s->promote.at_resident : HUGEPOLICY_UNKNOWN; }
 GETTER(g_promote_at_mapped) { UNUSED; v->num = promoted(s) ? s->promote.at_mapped : HUGEPOLICY_UNKNOWN; }
+GETTER(g_plan_mthp) { UNUSED; v->str = hp_mthp_name(s->plan.mthp); }
+/* process.mthp.<size>, system.mthp.<size>.fault_alloc: per size below the
+ * PMD size the plan names (advised or the kernel's); the i-th one's log2,
+ * 32 past the last */
+static int mthp_k(const struct hp_report_snap *s, int i)
+{
+	int k = 0;
+	for (int n = 0; k < 32; k++)
+		if ((s->mthp.sizes & (1u << k)) && n++ == i)
+			break;
+	return k;
+}
+static int each_mthp(const struct hp_report_snap *s, int i, char *name, size_t cap)
+{
+	int k = mthp_k(s, i);
+	if (k == 32)
+		return 0;
+	snprintf(name, cap, "%llukB", (unsigned long long)(1ull << k) >> 10);        /* "64kB" */
+	return 1;
+}
+GETTER(g_mthp_folio_bytes) { UNUSED; v->num = s->mthp.folio_bytes[mthp_k(s, i)]; }
+GETTER(g_mthp_fault_alloc) { UNUSED; v->num = s->mthp.fault_alloc[mthp_k(s, i)]; }
+
 GETTER(g_fork_pool_kept) { UNUSED; v->yes = s->fork.pool_kept; }
 GETTER(g_fork_cgroup_limited) { UNUSED; v->yes = s->fork.cgroup_limited; }
 
@@ -160,6 +185,7 @@ GETTER(g_fault_thp_ns) { UNUSED; v->num = s->fault.costs.thp_ns ? s->fault.costs
 #define POOL HP_BS_ARENA_POOL
 #define MI HP_BS_MIMALLOC
 #define FAULT HP_SNAP_FAULT
+#define MTHP HP_SNAP_MTHP
 
 static const struct key keys[] = {
 	GET(NUM, "pid", g_pid, 0),
@@ -198,6 +224,9 @@ static const struct key keys[] = {
 	FIELD(STR, "plan.thp_switch_reason", plan.thp_process_reason, 0),
 	GET(BOOL, "plan.small_nohuge", g_small_nohuge, 0),
 	FIELD(STR, "plan.small_nohuge_reason", plan.thp_small_reason, 0),
+	GET(STR, "plan.mthp", g_plan_mthp, 0),
+	FIELD(NUM, "plan.mthp_min", plan.mthp_min, 0),
+	FIELD(STR, "plan.mthp_reason", plan.mthp_reason, 0),
 	FIELD(NUM, "plan.promote", plan.promote_min, 0),
 	FIELD(STR, "plan.promote_reason", plan.promote_reason, 0),
 	GET(STR, "plan.fault_cost", g_plan_fault_cost, 0),
@@ -242,6 +271,8 @@ static const struct key keys[] = {
 	FIELD(NUM, "stats.mapped", st.mapped, 0),
 	FIELD(NUM, "stats.retained", st.retained, 0),
 	FIELD(NUM, "stats.bootstrap_bytes", st.bootstrap_bytes, 0),
+	FIELD(NUM, "stats.mthp.maps_advised", mthp.maps_advised, MTHP),
+	FIELD(NUM, "stats.mthp.bytes_advised", mthp.bytes_advised, MTHP),
 
 	FIELD(NUM, "process.rss", st.rss, 0),
 	FIELD(NUM, "process.anon_huge_pages", st.anon_huge, 0),
@@ -249,6 +280,8 @@ static const struct key keys[] = {
 	FIELD(NUM, "process.peak_rss", st.peak_rss, 0),
 	FIELD(NUM, "process.minor_faults", st.minor_faults, 0),
 	FIELD(NUM, "process.major_faults", st.major_faults, 0),
+	EACH(NUM, "process.mthp.<size>", g_mthp_folio_bytes, each_mthp),
+	EACH(NUM, "system.mthp.<size>.fault_alloc", g_mthp_fault_alloc, each_mthp),
 
 	FIELD(NUM, "hugetlb.blocks", st.hugetlb_blocks, 0),
 	FIELD(NUM, "hugetlb.bytes", st.hugetlb_bytes, 0),

@@ -131,6 +131,9 @@ struct hp_thp_large_traits {
 				      * rely on: glibc's tst-free-errno) */
 	void (*freed_big)(size_t n); /* a big block of n usable bytes was freed, or moved by
 				      * realloc (jemalloc: counts the runs it keeps); NULL: none */
+	int (*mid_fresh)(const void *p); /* 1: the block below the threshold is fresh from the OS
+				      * (glibc: a chunk it mmapped): mTHP advice (thp_mid.c) on
+				      * it; NULL: the backend gives that advice at its mmap */
 };
 /* Fill *out with `backend`'s ops wrapped so that malloc, calloc, realloc and
  * memalign results of at least min_bytes get MADV_HUGEPAGE before their first
@@ -155,6 +158,32 @@ typedef void (*hp_ops_swap_fn)(const struct hp_alloc_ops *from, const struct hp_
 void hp_thp_large_set_swap(hp_ops_swap_fn swap);
 /* Advise [p, p+n) when n >= min_bytes; returns p (NULL stays NULL). */
 void *hp_thp_large_advise(void *p, size_t n);
+
+/* ---- mTHP for memory fresh from the OS (thp_mid.c), the rule in policy/plan_mthp.c ---- */
+/* From the plan's mthp fields, once at start-up before any backend: the
+ * least size advised, the guard, and the per-size counters at start. */
+void hp_thp_mid_init(const struct hp_plan *plan);
+size_t hp_thp_mid_min(void);            /* memory from this size on is advised; 0: none */
+/* MADV_HUGEPAGE on [p, p+n) (guarded: plan_mthp.c) where n >= the least
+ * size: once per piece the backend got from the OS - at its mmap (jemalloc,
+ * mimalloc), or a block glibc mmapped for itself - never for reused memory */
+void hp_thp_mid_advise(void *p, size_t n);
+/* What the report shows: the sizes (bit k: 2^k B, the plan's advised and
+ * kernel sizes), the advice so far, and (hp_thp_mid_scan: file reads) the
+ * process's bytes in folios of each size and the rise of each size's
+ * system-wide fault counter; HUGEPOLICY_UNKNOWN where not readable */
+struct hp_mthp_report {
+	uint32_t sizes;
+	uint64_t maps_advised, bytes_advised;
+	uint64_t folio_bytes[32];
+	uint64_t fault_alloc[32];
+};
+void hp_thp_mid_counts(struct hp_mthp_report *r);      /* sizes and advice: atomics */
+void hp_thp_mid_scan(struct hp_mthp_report *r, int read);      /* folios, counters; 0: unknown */
+/* folio_scan.c: bytes of the process's anonymous memory in large folios,
+ * by log2 of the folio size (pagemap + kpageflags): 0, or an errno (EPERM
+ * without CAP_SYS_ADMIN, E2BIG when the walk was cut short) */
+int hp_pages_folio_bytes(uint64_t bytes[64]);
 
 /* ---- every hugetlb mapping hugepolicy made (hugetlb_map.c) ---- */
 enum { HP_TLB_BLOCK, HP_TLB_BACKEND, HP_TLB_ARENA, HP_TLB_REGION, HP_TLB_OWNERS };   /* who asked */

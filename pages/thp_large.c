@@ -20,6 +20,12 @@
  *   collapses them again); a block glibc keeps in its heap is copied by
  *   glibc, onto pages advised only afterwards.
  *
+ * Under pages=auto with a sub-PMD THP size in `madvise`, a backend with
+ * traits.mid_fresh (glibc) has its blocks from the plan's mthp_min up to
+ * the threshold looked at: those fresh from the OS get thp_mid.c's advice
+ * (mTHP folios, no PMD THP), reused ones nothing; realloc of those stays
+ * the backend's.  The other backends advise at their mmap instead.
+ *
  * Used by the system backend for pages=thp and by every backend for
  * pages=auto.  The inner ops and traits are copied once at start-up
  * (hp_thp_large_init), read-only after: every function is thread-safe.
@@ -36,6 +42,8 @@
 static struct hp_alloc_ops inner;
 static struct hp_thp_large_traits traits;
 static size_t threshold = 4u * HP_MIB;
+static size_t entry = 4u * HP_MIB;     /* the smallest block the wrapper looks at: the threshold,
+					* or, with traits.mid_fresh, mTHP's least size (thp_mid.c) */
 static int verbose;
 static atomic_int said_first_advice;
 
@@ -62,6 +70,11 @@ static void remember(void *p)
 
 void *hp_thp_large_advise(void *p, size_t n)
 {
+	if (p && n < threshold && n >= entry) {
+		if (traits.mid_fresh(p))
+			hp_thp_mid_advise(p, n);
+		return p;
+	}
 	if (p && n >= threshold) {
 		/* auto: only where a THP fault costs less than the base faults it replaces */
 		size_t advised = hp_fault_cost_block(n) ? hp_pages_advise_thp(p, n) : 0;
@@ -99,7 +112,7 @@ __attribute__((noinline)) static void *big_malloc(size_t n)   /* out of the hot 
 		errno = ENOMEM;
 		return NULL;
 	}
-	size_t a = big_align(0, n);
+	size_t a = n >= threshold ? big_align(0, n) : 0;
 	void *p = a ? inner.memalign(a, n) : NULL;
 	/* refused (too large for the padding, or a backend that cannot):
 	 * malloc's own answer, and the errno malloc owes its caller */
@@ -108,35 +121,35 @@ __attribute__((noinline)) static void *big_malloc(size_t n)   /* out of the hot 
 
 static void *large_malloc(size_t n)
 {
-	if (__builtin_expect(n >= threshold, 0))
+	if (__builtin_expect(n >= entry, 0))
 		return big_malloc(n);
 	return inner.malloc(n);
 }
 
 __attribute__((noinline)) static void *big_memalign(size_t a, size_t n)
 {
-	size_t b = big_align(a, n);
+	size_t b = n >= threshold ? big_align(a, n) : a;
 	void *p = b != a ? inner.memalign(b, n) : NULL;
 	return hp_thp_large_advise(p ? p : inner.memalign(a, n), n);   /* as big_malloc */
 }
 
 static void *large_memalign(size_t a, size_t n)
 {
-	if (__builtin_expect(n >= threshold, 0))
+	if (__builtin_expect(n >= entry, 0))
 		return big_memalign(a, n);
 	return inner.memalign(a, n);
 }
 
 static void *large_calloc(size_t c, size_t n)
 {
-	if (n && c <= SIZE_MAX / n && c * n >= threshold && traits.calloc_touches) {
+	if (n && c <= SIZE_MAX / n && c * n >= entry && traits.calloc_touches) {
 		void *p = large_malloc(c * n);   /* advised before the zeroing touches it */
 		return p ? memset(p, 0, c * n) : p;
 	}
 	/* glibc and jemalloc do not touch memory fresh from the kernel (it is
 	 * zero already), and memory they reuse is resident anyway: advise after. */
 	void *p = inner.calloc(c, n);
-	return p && c * n >= threshold ? hp_thp_large_advise(p, c * n) : p;
+	return p && c * n >= entry ? hp_thp_large_advise(p, c * n) : p;
 }
 
 static void large_free(void *p)
@@ -179,9 +192,17 @@ static void *large_realloc(void *p, size_t n)
 
 static void *realloc_advised(void *p, size_t n)
 {
-	if (n < threshold)
+	if (n < entry)
 		return inner.realloc(p, n);
 	size_t old = inner.usable_size(p);
+	if (n < threshold) {
+		/* mid-size (mTHP): the backend's own realloc (in place where it
+		 * can); the result advised if fresh, unless it was so already
+		 * (glibc's mremap keeps the mapping's advice) */
+		int had = old >= entry && traits.mid_fresh(p);
+		void *q = inner.realloc(p, n);
+		return q && !had ? hp_thp_large_advise(q, n) : q;
+	}
 	if (n <= old || (old >= threshold && traits.realloc_keeps_advice))
 		return hp_thp_large_advise(inner.realloc(p, n), n);
 	if (traits.grow_in_place && traits.grow_in_place(p, n))
@@ -200,6 +221,7 @@ void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_l
 	inner = *backend;
 	traits = *t;
 	threshold = min_bytes;
+	entry = t->mid_fresh && hp_thp_mid_min() && hp_thp_mid_min() < min_bytes ? hp_thp_mid_min() : min_bytes;
 	verbose = say;
 	*out = inner;
 	out->malloc = large_malloc;

@@ -7,6 +7,7 @@
 See perf/README.md for what the tables mean.  Stdlib only.
 """
 import argparse
+import contextlib
 import random
 import json
 import os
@@ -15,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpperf import chart, hugetlb, machine, method, quiet, report, resume, settle, summary, targets, workloads  # noqa: E402
+from hpperf import chart, hugetlb, machine, method, mthp, quiet, report, resume, settle, summary, targets, workloads  # noqa: E402
 from hpperf.measure import run_measured  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -108,6 +109,13 @@ def parse_args(argv):
                         "(default: every configuration sees the same machine; a host library "
                         "that maps the pool itself, as Embree does, does so in every column) "
                         "or hugetlb (only those columns)")
+    p.add_argument("--mthp", metavar="SIZE", type=mthp.parse_kb,
+                   help="run every configuration twice: with hugepages-SIZE (e.g. 64K) madvise, "
+                        "named CONFIG+mthpSIZE, and with it never (root; the setting is put back "
+                        "at the end)")
+    p.add_argument("--lock", default="/tmp/hp-sysstate.lock",
+                   help="with --mthp: the lock file held while the size is switched "
+                        "(default /tmp/hp-sysstate.lock)")
     args = p.parse_args(argv)
     if args.repeat != "auto":
         try:
@@ -152,10 +160,13 @@ def configurations(args):
             configs += [(b, m) for m in modes if m in conf]   # the modes it has
         else:
             configs += [(b, m) for m in modes]
+    if args.mthp:
+        configs = [(b, m + tag) for b, m in configs for tag in ("", mthp.suffix(args.mthp))]
     return configs
 
 
 def child_command(args, backend, mode, cmd):
+    mode = mode.split("+", 1)[0]        # "auto+mthp64K": auto, the size switched around it
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("HUGEPOLICY_", "MIMALLOC_"))
            and k not in ("MALLOC_CONF", "LD_PRELOAD", "GLIBC_TUNABLES")}
@@ -188,10 +199,13 @@ def run_one(args, wl, backend, mode, rnd, out_dir):
     cmd, env = child_command(args, backend, mode,
                              wl.command(config.replace("/", "-"), out_dir))
     pool = None
+    if args.mthp:
+        mthp.set_for(args.mthp, mode)
     settle_s = settle.settle(args.drop_caches) if args.settle else None
     free_2m = settle.free_2m_blocks()
     driver = getattr(wl, "driver", None)
-    if mode == "hugetlb" or (args.pool == "all" and any(m == "hugetlb" for _, m in args.configs)):
+    if mode.startswith("hugetlb") or (args.pool == "all" and
+                                      any(m.startswith("hugetlb") for _, m in args.configs)):
         want = args.hugetlb_pages if args.hugetlb_pages is not None else wl.hugetlb_pages()
         with hugetlb.pool(want) as pool:
             if pool < want:
@@ -389,7 +403,16 @@ def main(argv=None):
         started = was or started
         log("resuming: %d complete rounds (%d runs) kept from %s" % (len(done), len(runs), args.resume))
     i, interrupted, precision = len(runs), False, {}
+    stack = contextlib.ExitStack()
     try:
+        if args.mthp:
+            why = mthp.can_switch(args.mthp)
+            if why:
+                log("error: --mthp %dK: %s" % (args.mthp, why))
+                return 2
+            was = stack.enter_context(mthp.held(args.mthp, args.lock))
+            log("--mthp: hugepages-%dkB/enabled was %s; madvise for +mthp%dK runs, never for the others, "
+                "%s again at the end (holding %s)" % (args.mthp, was, args.mthp, was, args.lock))
         for wl in wls:
             t0, wl_names = time.monotonic(), ["%s/%s" % c for c in mine[wl.name]]
             for rnd in range(1, most + 1):
@@ -420,6 +443,8 @@ def main(argv=None):
     except KeyboardInterrupt:
         interrupted = True
         log("interrupted: reporting the %d runs done" % len(runs))
+    finally:
+        stack.close()       # the mTHP size back as it was, the lock released
 
     if not interrupted:
         facts["fault_costs_end"] = machine.fault_costs(hp)

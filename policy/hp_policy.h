@@ -157,7 +157,8 @@ void hp_probe_read_root(struct hp_probe *p, const char *root);
  * `backend`: nothing for off, THP enabled for thp, plus the 2 MiB pool and
  * its cgroup limit for hugetlb, auto, and mimalloc's thp.  Each file costs
  * tens of us of start-up here.  Off still reads the THP `enabled` word and
- * the process switch (one file, one prctl): an `always` host's off needs them. */
+ * the process switch (one file, one prctl): an `always` host's off needs them.
+ * auto also reads hpage_pmd_size and the per-size words (plan_mthp.c). */
 void hp_probe_for_plan(struct hp_probe *p, int pages, int backend);
 /* The pool of that page size, or NULL. */
 const struct hp_pool *hp_probe_pool(const struct hp_probe *p, uint64_t page_size);
@@ -181,6 +182,8 @@ void hp_probe_problem(struct hp_probe *p, const char *rel, const char *why);
 int hp_probe_line(struct hp_probe *p, const char *root, const char *rel, char *buf, size_t cap);
 int hp_probe_u64(struct hp_probe *p, const char *root, const char *rel, uint64_t *out);
 void hp_probe_thp(struct hp_probe *p, const char *root, int full);     /* probe_thp.c */
+/* hpage_pmd_size and the per-size enabled words (full includes them) */
+void hp_probe_thp_sizes(struct hp_probe *p, const char *root);
 void hp_probe_process(struct hp_probe *p, const char *root);           /* probe_thp.c */
 /* probe_thp.c: the "THP_enabled:" line of a /proc/PID/status file: 0 and
  * *enabled 1 or 0 (PR_SET_THP_DISABLE's complete form), -1 no such line
@@ -316,7 +319,43 @@ struct hp_plan {
 	int adapt;              /* enum hp_adapt */
 	struct hp_fault_costs adapt_pinned;     /* HP_ADAPT_PINNED's costs */
 	char adapt_reason[160];
+	/* THP sizes below the PMD size (mTHP, kernel >= 6.8; plan_mthp.c):
+	 * masks of sizes, bit k = 2^k bytes */
+	int mthp;               /* enum hp_mthp */
+	uint32_t mthp_advised;  /* sizes MADV_HUGEPAGE brings (madvise, or always under the
+				 * except-advised switch): the ones auto's advice uses */
+	uint32_t mthp_kernel;   /* sizes the kernel gives every anonymous fault (always) */
+	uint64_t mthp_min;      /* HP_MTHP_ADVISE: memory fresh from the kernel in pieces of this
+				 * size on gets MADV_HUGEPAGE once (twice the smallest advised
+				 * size; pages/thp_mid.c) */
+	int mthp_guard;         /* HP_MTHP_ADVISE: the PMD size comes with the advice too, so the
+				 * advice leaves out the first base page of every PMD-aligned
+				 * window: no whole window is advised, no PMD THP comes of it */
+	uint64_t mthp_pmd;      /* the PMD size those windows have (bytes) */
+	char mthp_reason[384];
 };
+
+/* ---- mTHP (plan_mthp.c): which sub-PMD THP sizes auto uses; pure ---- */
+enum hp_mthp {
+	HP_MTHP_NONE,           /* no sub-PMD size can back this process's memory */
+	HP_MTHP_KERNEL,         /* only sizes in `always`: the kernel uses them, nothing to advise */
+	HP_MTHP_ADVISE,         /* fresh mappings from mthp_min on get MADV_HUGEPAGE */
+	HP_MTHP_UNUSED,         /* sizes in madvise, but this plan advises no mid-size blocks */
+};
+const char *hp_mthp_name(int mthp);    /* "none", "kernel", "advise", "unused" */
+/* A THP size's mode as the kernel applies it to this process once the
+ * plan's switch (thp_off: enum hp_thp_off) is in force: its per-size word,
+ * `inherit` resolved to the top-level `enabled`, the PMD size's without a
+ * per-size file read from the top level; HP_THP_NEVER under the complete
+ * switch, `always` as madvise under the except-advised one.  0-sized
+ * per-size table: the top level for the PMD size, never for the others. */
+int hp_thp_size_mode(const struct hp_probe *p, uint64_t size, int thp_off);
+void hp_plan_mthp(const struct hp_probe *p, struct hp_plan *pl);
+/* The advice of a mid-size block [first, last) (page-aligned) when guard
+ * is set: the block less the first page of each pmd-aligned window; the
+ * ranges into seg[max][2] (start, end), their number. */
+int hp_mthp_segments(uint64_t first, uint64_t last, uint64_t page, uint64_t pmd, int guard,
+		     uint64_t seg[][2], int max);
 
 /* ---- heap promotion (promote.c): one heap sample -> a verdict; pure ---- */
 enum hp_promote_verdict {

@@ -226,4 +226,5 @@ void hp_plan_make_with(const struct hp_options *opt, const struct hp_probe *p, c
 	hp_plan_adapt(o, pl);
 	if (f)
 		hp_plan_facts(f, pl);
+	hp_plan_mthp(p, pl);    /* on the pages and scope the facts left */
 }

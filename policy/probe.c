@@ -201,6 +201,8 @@ void hp_probe_for_plan(struct hp_probe *p, int pages, int backend)
 	probe_kernel(p, "");
 	hp_probe_thp(p, "", 0);
 	hp_probe_process(p, "");
+	if (pages == HP_PAGES_AUTO)
+		hp_probe_thp_sizes(p, "");     /* mTHP (plan_mthp.c) */
 	if (pages == HP_PAGES_OFF || (pages == HP_PAGES_THP && backend != HP_BACKEND_MIMALLOC))
 		return;                 /* mimalloc's THP mode depends on the pool too */
 	/* hugetlb: every pool, whose larger pages serve blocks of their size

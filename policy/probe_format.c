@@ -39,6 +39,23 @@ static void text_thp(const struct hp_probe *p, struct hp_buf *b)
 		hp_size_name(p->thp_sizes[i].size, s, sizeof s);
 		hp_buf_printf(b, "%s%s %s", i ? ", " : "", s, hp_thp_name(p->thp_sizes[i].enabled));
 	}
+	int shown = 0;
+	for (int i = 0; i < p->nthp_sizes; i++) {
+		const struct hp_thp_size *t = &p->thp_sizes[i];
+		if (t->size >= (p->pmd_size ? p->pmd_size : HP_HUGE_2M))
+			continue;
+		int m = hp_thp_size_mode(p, t->size, p->thp_process_off);
+		if (m == HP_THP_NEVER)
+			continue;
+		shown++;
+		char z[24];
+		hp_size_name(t->size, z, sizeof z);
+		hp_buf_printf(b, "\nmTHP              %s %s: %s", z, hp_thp_name(m), m == HP_THP_ALWAYS ?
+			      "every anonymous fault may take it (nothing to advise)" :
+			      "MADV_HUGEPAGE brings it (what auto does with it: the mthp lines below)");
+	}
+	if (!shown && p->nthp_sizes)
+		hp_buf_printf(b, "\nmTHP              no size below the PMD size enabled");
 	hp_buf_printf(b, "\nmax_ptes_none     %d\n", p->max_ptes_none);
 	hp_buf_printf(b, "khugepaged        defrag %d, pages_to_scan %lld, scan_sleep_millisecs %lld, max_ptes_none %d\n",
 		      p->khugepaged_defrag, (long long)p->pages_to_scan, (long long)p->scan_sleep_ms, p->max_ptes_none);
@@ -106,6 +123,9 @@ static void text(const struct hp_probe *p, struct hp_buf *b)
 			hp_buf_printf(b, "auto (%-8s)   thp_process %s, small_nohuge %d: %s; %s\n", hp_backend_name(be),
 				      hp_thp_process_name(pl.thp_process), pl.thp_small_nohuge, pl.thp_process_reason,
 				      pl.thp_small_reason);
+		if (pl.mthp != HP_MTHP_NONE)
+			hp_buf_printf(b, "auto (%-8s)   mthp %s: %s\n", hp_backend_name(be), hp_mthp_name(pl.mthp),
+				      pl.mthp_reason);
 	}
 	int n = hp_probe_advice(p, advice, HP_ADVICE_MAX);
 	for (int i = 0; i < n; i++) {
@@ -132,6 +152,13 @@ static void json_thp(const struct hp_probe *p, struct hp_buf *b)
 	for (int i = 0; i < p->nthp_sizes; i++)
 		hp_buf_printf(b, "%s{\"size\":%llu,\"enabled\":\"%s\"}", i ? "," : "",
 			      (unsigned long long)p->thp_sizes[i].size, hp_thp_name(p->thp_sizes[i].enabled));
+	/* the mode the kernel applies to this process (inherit resolved, the
+	 * process switch applied) */
+	hp_buf_printf(b, "],\"per_size_effective\":[");
+	for (int i = 0; i < p->nthp_sizes; i++)
+		hp_buf_printf(b, "%s{\"size\":%llu,\"mode\":\"%s\"}", i ? "," : "",
+			      (unsigned long long)p->thp_sizes[i].size,
+			      hp_thp_name(hp_thp_size_mode(p, p->thp_sizes[i].size, p->thp_process_off)));
 	hp_buf_printf(b, "],\"khugepaged\":{\"defrag\":%d,\"pages_to_scan\":%lld,\"scan_sleep_millisecs\":%lld,"
 		      "\"max_ptes_none\":%d}}", p->khugepaged_defrag, (long long)p->pages_to_scan,
 		      (long long)p->scan_sleep_ms, p->max_ptes_none);
@@ -179,6 +206,13 @@ static void json(const struct hp_probe *p, struct hp_buf *b)
 		hp_json_str(b, pl.thp_process_reason);
 		hp_buf_printf(b, ",\"thp_small_nohuge\":%d,\"thp_small_reason\":", pl.thp_small_nohuge);
 		hp_json_str(b, pl.thp_small_reason);
+		hp_buf_printf(b, ",\"mthp\":\"%s\",\"mthp_sizes\":[", hp_mthp_name(pl.mthp));
+		for (int k = 0, n = 0; k < 32; k++)
+			if (pl.mthp_advised & (1u << k))
+				hp_buf_printf(b, "%s%llu", n++ ? "," : "", 1ull << k);
+		hp_buf_printf(b, "],\"mthp_min\":%llu,\"mthp_guard\":%s,\"mthp_reason\":",
+			      (unsigned long long)pl.mthp_min, pl.mthp_guard ? "true" : "false");
+		hp_json_str(b, pl.mthp_reason);
 		hp_buf_printf(b, "}");
 	}
 	hp_buf_printf(b, "},\"advice\":[");

@@ -135,6 +135,11 @@ void hp_probe_thp(struct hp_probe *p, const char *root, int full)
 	p->khugepaged_defrag = (int)counter(p, root, THP "khugepaged/defrag", 1);
 	p->pages_to_scan = counter(p, root, THP "khugepaged/pages_to_scan", 1u << 31);
 	p->scan_sleep_ms = counter(p, root, THP "khugepaged/scan_sleep_millisecs", 1u << 31);
+	hp_probe_thp_sizes(p, root);
+}
+
+void hp_probe_thp_sizes(struct hp_probe *p, const char *root)
+{
 	int64_t pmd = counter(p, root, THP "hpage_pmd_size", 1ull << 40);
 	if (pmd > 0 && (pmd & (pmd - 1)) == 0)
 		p->pmd_size = (uint64_t)pmd;

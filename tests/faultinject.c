@@ -8,7 +8,8 @@
  *
  *   FI_CALL   which calls count: mmap (every mmap), hugetlb (mmap with
  *             MAP_HUGETLB), madvise (every madvise), populate (madvise with
- *             MADV_POPULATE_WRITE, 23), open (open/openat and their 64
+ *             MADV_POPULATE_WRITE, 23), hugepage (madvise with
+ *             MADV_HUGEPAGE), open (open/openat and their 64
  *             names), read; and munmap (the mapping stays: a leak made on
  *             purpose, to show that a leak check can fail)
  *   FI_NTH    the Nth counted call fails (1 = the first; default 1)
@@ -21,6 +22,8 @@
  *
  * At exit (not _exit) it writes one line to stderr:
  *   faultinject: call=mmap nth=5 mode=once errno=12 calls=37 injected=1
+ * and faultinject_calls() gives a program the calls counted so far (with
+ * a large FI_NTH: a counter that injects nothing).
  * Without FI_CALL it only passes calls through.
  */
 #define _GNU_SOURCE
@@ -38,8 +41,9 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum { K_NONE, K_MMAP, K_HUGETLB, K_MADVISE, K_POPULATE, K_OPEN, K_READ, K_MUNMAP };
-static const char *const kind_names[] = { "none", "mmap", "hugetlb", "madvise", "populate", "open", "read", "munmap" };
+enum { K_NONE, K_MMAP, K_HUGETLB, K_MADVISE, K_POPULATE, K_HUGEPAGE, K_OPEN, K_READ, K_MUNMAP };
+static const char *const kind_names[] = { "none", "mmap", "hugetlb", "madvise", "populate", "hugepage", "open", "read",
+					  "munmap" };
 
 static atomic_int configured;          /* 0 no, 1 in progress, 2 done */
 static int kind = K_NONE, from_mode, fail_errno = ENOMEM;
@@ -90,6 +94,12 @@ static int should_fail(int k)
 		return 1;
 	}
 	return 0;
+}
+
+EXPORT long faultinject_calls(void)
+{
+	configure();
+	return atomic_load(&calls);
 }
 
 /* ---- the real functions ---- */
@@ -148,7 +158,9 @@ EXPORT int munmap(void *a, size_t n)
 
 EXPORT int madvise(void *a, size_t n, int advice)
 {
-	if (should_fail(advice == 23 && kind == K_POPULATE ? K_POPULATE : K_MADVISE)) {
+	int k = advice == 23 && kind == K_POPULATE ? K_POPULATE : advice == MADV_HUGEPAGE && kind == K_HUGEPAGE
+		? K_HUGEPAGE : K_MADVISE;
+	if (should_fail(k)) {
 		errno = fail_errno;
 		return -1;
 	}

@@ -85,7 +85,8 @@ if(HP_SAN_HAVE_TSAN)
     ${SAN_DIR}/san_startup.c ${CMAKE_SOURCE_DIR}/integration/init.c ${CMAKE_SOURCE_DIR}/integration/boot.c
     ${SAN_POLICY} ${SAN_TLB} ${SAN_FORK} ${CMAKE_SOURCE_DIR}/pages/thp_switch.c
     ${CMAKE_SOURCE_DIR}/pages/fault_cost.c ${CMAKE_SOURCE_DIR}/pages/fault_measure.c
-    ${CMAKE_SOURCE_DIR}/pages/thp_large.c ${CMAKE_SOURCE_DIR}/pages/advised_set.c ${CMAKE_SOURCE_DIR}/pages/heap_promote.c)
+    ${CMAKE_SOURCE_DIR}/pages/thp_large.c ${CMAKE_SOURCE_DIR}/pages/thp_mid.c ${CMAKE_SOURCE_DIR}/pages/folio_scan.c ${CMAKE_SOURCE_DIR}/pages/advised_set.c
+    ${CMAKE_SOURCE_DIR}/pages/heap_promote.c)
   san_test(tsan_start_up_race_runs_start_up_once_and_shares_the_plan san_startup system)
   san_test(tsan_start_up_race_falls_back_from_a_refusing_backend san_startup system)
   set_property(TEST tsan_start_up_race_runs_start_up_once_and_shares_the_plan APPEND PROPERTY

@@ -84,9 +84,9 @@ log)
 	check "the page decision is there" [ "$(grep -c "^${prefix}pages " "$log")" -eq 1 ]
 	check "the report is there, whole" [ "$(grep -c "^${prefix}report$" "$log")" -eq 1 ] &&
 		check "... and ends the file with a whole line" [ "$(tail -c 1 "$log" | od -An -c | tr -d ' ')" = '\n' ] &&
-		check "... that is a report number" [ "$(tail -n 1 "$log" | grep -Ec '^  [a-z_.]+ +([0-9]+|unknown)$')" -eq 1 ]
+		check "... that is a report number" [ "$(tail -n 1 "$log" | grep -Ec '^  [a-zA-Z0-9_.]+ +([0-9]+|unknown)$')" -eq 1 ]
 	check "every line is a hugepolicy line or a report line (a key, its value if not empty)" \
-		[ "$(grep -v "^$prefix" "$log" | grep -Evc '^  [a-z][a-z0-9_.]*( +[^ ].*)?$')" -eq 0 ]
+		[ "$(grep -v "^$prefix" "$log" | grep -Evc '^  [a-z][a-zA-Z0-9_.]*( +[^ ].*)?$')" -eq 0 ]
 	check "the log is printable" printable "$log"
 
 	HUGEPOLICY_LOG="$dir/json.log" HUGEPOLICY_STATS=json "$host" 2>"$err"
@@ -241,7 +241,7 @@ exit-closed)
 	check "LD_PRELOAD, HUGEPOLICY_STATS=json sort: one JSON report" [ "$(reports)" -eq 1 ]
 	"$cli" run --stats -- sort /dev/null 2>"$err"
 	check "run --stats -- sort: the text report, whole" [ "$(grep -c ': report$' "$err")" -eq 1 ] &&
-		check "... ending with a report number" [ "$(tail -n 1 "$err" | grep -Ec '^  [a-z_.]+ +([0-9]+|unknown)$')" -eq 1 ]
+		check "... ending with a report number" [ "$(tail -n 1 "$err" | grep -Ec '^  [a-zA-Z0-9_.]+ +([0-9]+|unknown)$')" -eq 1 ]
 	"$cli" run --verbose -- sort /dev/null 2>"$err"
 	check "run --verbose -- sort: the 'at exit' line" [ "$(grep -c ': at exit: ' "$err")" -eq 1 ]
 	# the reporting python3 forks a child that puts /dev/null on fds 0-2 and

@@ -1,5 +1,6 @@
 /*
- * mimalloc_os.c - hugepolicy's page layer as mimalloc's OS layer for hugetlb.
+ * mimalloc_os.c - hugepolicy's page layer as mimalloc's OS layer: hugetlb,
+ * heap promotion, mTHP.
  *
  * mimalloc 2.0's large_os_pages maps MAP_HUGETLB itself (mmap, then
  * MADV_HUGEPAGE on an ordinary mapping when that fails) and touches the
@@ -15,7 +16,10 @@
  *   touch would need the pool again;
  * - munmap and MAP_FIXED over a recorded range update the record;
  * - every mapping it holds is recorded in mimalloc_maps.c (its resident
- *   bytes for stats).
+ *   bytes for stats);
+ * - an ordinary mapping gets auto's mTHP advice where the plan gives it
+ *   (thp_mid.c: once per mapping, so blocks mimalloc reuses cost no
+ *   syscall), unless its small blocks are kept off huge pages (nohuge).
  * What mimalloc got is then read back from the record, never guessed.
  */
 #define _GNU_SOURCE
@@ -52,6 +56,8 @@ static void *os_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 			int saved = errno;
 			madvise(p, len, MADV_NOHUGEPAGE);       /* advice only: a refusal changes nothing */
 			errno = saved;
+		} else if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && !promoted) {
+			hp_thp_mid_advise(p, len);      /* auto's mTHP: once per mapping */
 		}
 		return p;
 	}
