@@ -18,16 +18,18 @@
  * quick_exit is the process's exit status - from the moment the report
  * starts, the calling thread blocks every signal the program catches, so
  * none of its handlers runs there (and ends the process another way)
- * after _exit was called.  _exit may be called from a signal handler that
- * interrupted the allocator or the page layer while it held a lock the
- * report's figures need: there the figures are gathered under a timer on
- * the calling thread (2 s, a realtime signal whose handler jumps back only
- * for this timer), and when it fires - or when no timer can be had
- * (RLIMIT_SIGPENDING) - the report is one line saying so: never a process
- * that hangs instead of ending.  The signal handler may also run on a
- * small sigaltstack (a crash handler's SIGSTKSZ), too small for the
- * report: it is made on a stack of its own (EXIT_STACK_BYTES, mapped for
- * it).
+ * after _exit was called, and another thread that calls _exit meanwhile
+ * waits for the report (GUARD_SECONDS + 1 at most) instead of ending the
+ * process first with its own status.  _exit may be called from a signal
+ * handler that interrupted the allocator or the page layer while it held
+ * a lock the report's figures need: there the figures are gathered under
+ * a timer on the calling thread (2 s, a realtime signal whose handler
+ * jumps back only for this timer), and when it fires - or when no timer
+ * can be had (RLIMIT_SIGPENDING) - the report is one line saying so:
+ * never a process that hangs instead of ending.  The signal handler may
+ * also run on a small sigaltstack (a crash handler's SIGSTKSZ), too small
+ * for the report: it is made on a stack of its own (EXIT_STACK_BYTES,
+ * mapped for it).
  */
 #define _GNU_SOURCE
 #include "hp_dispatch.h"
@@ -53,7 +55,9 @@
 
 enum { GUARD_SECONDS = 2, EXIT_STACK_BYTES = 256 * 1024 };
 
-static atomic_int reported;
+static atomic_int reported;     /* a report was started (by exit or by _exit) */
+static atomic_int report_done;  /* ... and made, or given up */
+static atomic_int ending;       /* a thread of this process is in _exit's report */
 
 /* the white-box test's hook: runs while the figures are gathered */
 extern void hp_test_exit_gather(void) __attribute__((weak, visibility("hidden")));
@@ -110,10 +114,8 @@ static int gather_guarded(struct hp_report_snap *s)
 }
 
 /* guarded: called by _exit and its kin (above) rather than by exit() */
-static void report(int guarded)
+static void make_report(int guarded)
 {
-	if (!hp_ready() || atomic_exchange(&reported, 1))
-		return;
 	if (hp_rt.report_pid && hp_rt.report_pid != getpid())
 		return;                 /* a fork()ed child of the reporting process */
 	if (hp_rt.plan.stats == HP_STATS_NONE) {
@@ -147,6 +149,14 @@ static void report(int guarded)
 		hp_report_emit(fd, flags, &s);  /* the log refused it */
 }
 
+static void report(int guarded)
+{
+	if (!hp_ready() || atomic_exchange(&reported, 1))
+		return;
+	make_report(guarded);
+	atomic_store(&report_done, 1);
+}
+
 __attribute__((destructor)) static void hp_destructor(void)
 {
 	report(0);
@@ -175,6 +185,16 @@ static void block_caught_signals(void)
 	pthread_sigmask(SIG_BLOCK, &caught, NULL);
 }
 
+/* Another thread is making the report, in _exit or exit: it ends the
+ * process when done, as glibc's first _exit would have at once (its guard
+ * sees that it is done within GUARD_SECONDS; exit's has none, so a little
+ * longer at most, then this thread ends the process itself). */
+static void wait_for_the_report(void)
+{
+	for (int i = 0; i < (GUARD_SECONDS + 1) * 10 && !atomic_load(&report_done); i++)
+		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
+}
+
 /* what start-up decided: memory reads only, no system call */
 static int report_wanted(void)
 {
@@ -189,6 +209,10 @@ static void report_before_ending(void)
 	if (!report_wanted() || hp_rt.start_pid != getpid())
 		return;
 	block_caught_signals();
+	if (atomic_exchange(&ending, 1) || (atomic_load(&reported) && !atomic_load(&report_done))) {
+		wait_for_the_report();
+		return;
+	}
 	void *stack = mmap(NULL, EXIT_STACK_BYTES, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED || getcontext(&report_ctx) != 0) {

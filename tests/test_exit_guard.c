@@ -9,17 +9,31 @@
  *   test_exit_guard signalled the hook raises SIGUSR1, whose handler calls
  *                             _exit(9): the signal waits, the whole report,
  *                             status 7 (the status _exit was given first)
+ *   test_exit_guard threads   the hook lets another thread call _exit(9)
+ *                             and gives it 300 ms: the whole report,
+ *                             status 7 (the first _exit's)
  * Run with HUGEPOLICY_STATS=json; the test's driver (a shell line in
  * report.cmake) checks stderr and the time it took. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
-static int block, signalled;
+static int block, signalled, threads;
+static atomic_int second_go;
+
+static void *second_exit(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&second_go))
+		nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+	_exit(9);
+}
 
 static void usr1(int sig)
 {
@@ -33,6 +47,8 @@ void hp_test_exit_gather(void)
 		nanosleep(&(struct timespec){ 1, 0 }, NULL);
 	if (signalled)
 		raise(SIGUSR1);
+	if (threads && !atomic_exchange(&second_go, 1))
+		nanosleep(&(struct timespec){ 0, 300 * 1000 * 1000 }, NULL);
 }
 
 int main(int argc, char **argv)
@@ -44,6 +60,10 @@ int main(int argc, char **argv)
 		return 2;
 	signalled = strcmp(argv[1], "signalled") == 0;
 	if (signal(SIGUSR1, usr1) == SIG_ERR)
+		return 2;
+	threads = strcmp(argv[1], "threads") == 0;
+	pthread_t t;
+	if (threads && pthread_create(&t, NULL, second_exit, NULL) != 0)
 		return 2;
 	char *p = malloc(1 << 20);
 	if (p)
