@@ -18,8 +18,8 @@
  * quick_exit is the process's exit status - from the moment the report
  * starts, the calling thread blocks every signal the program catches, so
  * none of its handlers runs there (and ends the process another way)
- * after _exit was called, and another thread that calls _exit meanwhile
- * waits for the report (GUARD_SECONDS + 1 at most) instead of ending the
+ * after _exit was called, and another thread that calls _exit or exit
+ * meanwhile waits for the report (GUARD_SECONDS + 1 at most) instead of ending the
  * process first with its own status.  _exit may be called from a signal
  * handler that interrupted the allocator or the page layer while it held
  * a lock the report's figures need: there the figures are gathered under
@@ -157,11 +157,6 @@ static void report(int guarded)
 	atomic_store(&report_done, 1);
 }
 
-__attribute__((destructor)) static void hp_destructor(void)
-{
-	report(0);
-}
-
 static ucontext_t ending_ctx, report_ctx;
 
 static void report_guarded(void)
@@ -193,6 +188,15 @@ static void wait_for_the_report(void)
 {
 	for (int i = 0; i < (GUARD_SECONDS + 1) * 10 && !atomic_load(&report_done); i++)
 		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
+}
+
+__attribute__((destructor)) static void hp_destructor(void)
+{
+	if (atomic_load(&ending) && hp_rt.start_pid == getpid()) {
+		wait_for_the_report();  /* exit() in one thread while _exit reports in another */
+		return;
+	}
+	report(0);
 }
 
 /* what start-up decided: memory reads only, no system call */

@@ -12,6 +12,7 @@
  *   test_exit_guard threads   the hook lets another thread call _exit(9)
  *                             and gives it 300 ms: the whole report,
  *                             status 7 (the first _exit's)
+ *   test_exit_guard threads-exit  the same with exit(9)
  * Run with HUGEPOLICY_STATS=json; the test's driver (a shell line in
  * report.cmake) checks stderr and the time it took. */
 #define _GNU_SOURCE
@@ -24,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int block, signalled, threads;
+static int block, signalled, threads, by_exit;
 static atomic_int second_go;
 
 static void *second_exit(void *arg)
@@ -32,6 +33,8 @@ static void *second_exit(void *arg)
 	(void)arg;
 	while (!atomic_load(&second_go))
 		nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+	if (by_exit)
+		exit(9);
 	_exit(9);
 }
 
@@ -61,7 +64,8 @@ int main(int argc, char **argv)
 	signalled = strcmp(argv[1], "signalled") == 0;
 	if (signal(SIGUSR1, usr1) == SIG_ERR)
 		return 2;
-	threads = strcmp(argv[1], "threads") == 0;
+	by_exit = strcmp(argv[1], "threads-exit") == 0;
+	threads = strcmp(argv[1], "threads") == 0 || by_exit;
 	pthread_t t;
 	if (threads && pthread_create(&t, NULL, second_exit, NULL) != 0)
 		return 2;
