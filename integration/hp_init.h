@@ -20,6 +20,9 @@ extern struct hp_runtime hp_rt;
 
 int hp_ready(void);
 void hp_say_obtained(void);     /* one line: what the kernel says the process has */
+/* exit.c: after start-up, the at_quick_exit handler that reports (only
+ * where a report was asked for) */
+void hp_exit_init(void);
 
 /* api.c: the report's snapshot at the end of start-up: stats.* and
  * process.* unknown (they cost a read of smaps_rollup and the backend's

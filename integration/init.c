@@ -305,6 +305,7 @@ __attribute__((constructor)) static void hp_constructor(void)
 	if (!hp_ready() && another_copy_in_force())
 		return;                 /* inert: no start-up, no report */
 	hp_init();
+	hp_exit_init();
 	/* only where children load the library too (LD_PRELOAD: `hugepolicy
 	 * run`, or set by hand): a host that links it, for regions say, keeps
 	 * its environment as it was */

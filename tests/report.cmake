@@ -80,5 +80,25 @@ add_test(NAME exit_report_under_the_guard_is_whole_when_the_figures_come
   COMMAND sh -c "HUGEPOLICY_STATS=json \"$0\" free 2>\"$1\"; rc=$?; echo \"status $rc\";
     [ $rc -eq 7 ] && [ $(grep -c '^hugepolicy-stats: {.*}$' \"$1\") -eq 1 ] && ! grep -q 'no exit report' \"$1\""
   $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_free.err)
+add_test(NAME exit_report_without_a_timer_to_guard_it_says_so_and_the_process_ends
+  COMMAND sh -c "HUGEPOLICY_STATS=json timeout 6 \"$0\" no-timer 2>\"$1\"; rc=$?; cat \"$1\"; echo \"status $rc\";
+    [ $rc -eq 7 ] && [ $(grep -c 'no exit report: no timer to guard the gathering of its figures in _exit (EAGAIN)' \"$1\") -eq 1 ]"
+  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_no_timer.err)
+add_test(NAME exit_status_is_the_one_given_to_underscore_exit_when_a_signal_comes_during_the_report
+  COMMAND sh -c "HUGEPOLICY_STATS=json \"$0\" signalled 2>\"$1\"; rc=$?; echo \"status $rc\";
+    [ $rc -eq 7 ] && [ $(grep -c '^hugepolicy-stats: {.*}$' \"$1\") -eq 1 ]"
+  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_signalled.err)
+add_test(NAME exit_status_is_the_first_underscore_exit_s_when_another_thread_calls_it_during_the_report
+  COMMAND sh -c "HUGEPOLICY_STATS=json \"$0\" threads 2>\"$1\"; rc=$?; echo \"status $rc\";
+    [ $rc -eq 7 ] && [ $(grep -c '^hugepolicy-stats: {.*}$' \"$1\") -eq 1 ]"
+  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_threads.err)
+add_test(NAME exit_status_is_underscore_exit_s_when_another_thread_calls_exit_during_the_report
+  COMMAND sh -c "HUGEPOLICY_STATS=json \"$0\" threads-exit 2>\"$1\"; rc=$?; echo \"status $rc\";
+    [ $rc -eq 7 ] && [ $(grep -c '^hugepolicy-stats: {.*}$' \"$1\") -eq 1 ]"
+  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_threads_exit.err)
 set_tests_properties(exit_report_that_cannot_gather_its_figures_says_so_and_the_process_ends
-  exit_report_under_the_guard_is_whole_when_the_figures_come PROPERTIES TIMEOUT 30)
+  exit_report_under_the_guard_is_whole_when_the_figures_come
+  exit_report_without_a_timer_to_guard_it_says_so_and_the_process_ends
+  exit_status_is_the_one_given_to_underscore_exit_when_a_signal_comes_during_the_report
+  exit_status_is_the_first_underscore_exit_s_when_another_thread_calls_it_during_the_report
+  exit_status_is_underscore_exit_s_when_another_thread_calls_exit_during_the_report PROPERTIES TIMEOUT 30)

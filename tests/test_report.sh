@@ -29,7 +29,11 @@
 #                       asked for, with its exit status kept; its fork()ed
 #                       and vfork()ed children that _exit print none; a
 #                       crash handler on an 8 KiB sigaltstack that _exits
-#                       still ends with its status
+#                       still ends with its status; the report comes after
+#                       quick_exit's handlers (as exit's after atexit's), and
+#                       quick_exit@GLIBC_2.10 still runs thread_local
+#                       destructors; a process that asked for no report
+#                       makes no system call in _exit but exit_group
 #   long-values BUILD   a long MIMALLOC_LARGE_OS_PAGES or MALLOC_CONF is cut
 #                       in hugepolicy's line, and the sentence ends whole
 set -u
@@ -274,6 +278,23 @@ exit-skips)
 		check "... the host's" grep -q '"program":"test_report_host"' "$err"
 		[ "${how%:*}" = quick_exit ] && check "quick_exit's handler still runs" grep -qx quick-exit-handler "$dir/out"
 	done
+	"$cli" run --stats json -- "$host" end quick_exit >"$dir/both" 2>&1
+	check "the report comes after quick_exit's handler" \
+		[ "$(grep -n -e '^quick-exit-handler$' -e '^hugepolicy-stats: {' "$dir/both" | cut -d: -f2 | tr '\n' ' ')" = "quick-exit-handler hugepolicy-stats " ]
+	if [ "$(uname -m)" = x86_64 ]; then
+		for stats in "--stats json" ""; do
+			"$cli" run $stats -- "$host" end quick_exit_2.10 >"$dir/out" 2>"$err"
+			rc=$?
+			check "run $stats quick_exit@GLIBC_2.10: status 12 (got $rc)" [ "$rc" -eq 12 ]
+			check "... its thread_local destructor ran" grep -qx thread-local-dtor "$dir/out"
+			check "... reports: $(reports)" [ "$(reports)" -eq "$([ -n "$stats" ] && echo 1 || echo 0)" ]
+		done
+	fi
+	for setting in "HUGEPOLICY_STATS=0" "HUGEPOLICY_VERBOSE=0" "HUGEPOLICY_STATS=json HUGEPOLICY_REPORT_PID=1"; do
+		env $setting "$host" end seccomp 2>"$err"
+		rc=$?
+		check "$setting: _exit makes no system call but exit_group: status 11 (got $rc)" [ "$rc" -eq 11 ]
+	done
 	HUGEPOLICY_STATS=json LD_PRELOAD="$build/libhugepolicy.so.0" "$host" end fork 2>"$err"
 	check "LD_PRELOAD, no reporting pid: the child that _exits prints none (got $(reports))" [ "$(reports)" -eq 1 ]
 	# a shell that ends by _exit: /bin/sh (dash on Debian), dash and busybox where installed
@@ -288,14 +309,14 @@ exit-skips)
 		HUGEPOLICY_STATS=json LD_PRELOAD="$build/libhugepolicy.so.0" $sh -c 'exit 4' 2>"$err"
 		rc=$?
 		check "LD_PRELOAD, $sh -c 'exit 4': status 4 (got $rc), one report (got $(reports))" \
-			[ "$rc" -eq 4 ] && [ "$(reports)" -eq 1 ]
+			[ "$rc" -eq 4 -a "$(reports)" -eq 1 ]
 	done
 	printf '#!/bin/sh\n"%s" >/dev/null\nexit 3\n' "$host" >"$dir/script.sh"
 	chmod +x "$dir/script.sh"
 	"$cli" run --stats -- "$dir/script.sh" 2>"$err"
 	rc=$?
-	check "a #!/bin/sh script: status 3 (got $rc), the text report, whole" [ "$rc" -eq 3 ] &&
-		[ "$(grep -c ': report$' "$err")" -eq 1 ]
+	check "a #!/bin/sh script: status 3 (got $rc), the text report, whole" \
+		[ "$rc" -eq 3 -a "$(grep -c ': report$' "$err")" -eq 1 ]
 	;;
 long-values)
 	long=$(head -c 2000 /dev/zero | tr '\0' x)

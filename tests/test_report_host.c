@@ -16,7 +16,14 @@
  *                                     _exit(8)), vfork (the same by vfork,
  *                                     then return 9), altstack (a SIGSEGV
  *                                     handler on an 8 KiB sigaltstack, a
- *                                     crash handler's, calls _exit(10))
+ *                                     crash handler's, calls _exit(10)),
+ *                                     seccomp (_exit(11) under a seccomp
+ *                                     filter that kills the process at any
+ *                                     system call but exit_group and exit),
+ *                                     quick_exit_2.10 (quick_exit@GLIBC_2.10,
+ *                                     a pre-2.24 binary's, which runs
+ *                                     thread_local destructors: one prints
+ *                                     "thread-local-dtor", then status 12)
  *   test_report_host                  allocate a little and exit
  * Each mode allocates (8 MiB touched, and small blocks) so there is something
  * to report.  Exit status 0, or 3 when the set-up itself failed. */
@@ -29,7 +36,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <unistd.h>
 
 static void allocate(void)
@@ -70,6 +82,36 @@ static void crash_handler(int sig)
 	_exit(10);
 }
 
+/* from here on, any system call but exit_group and exit kills the process */
+static int only_exit_syscalls(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof f / sizeof f[0], .filter = f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+#if defined(__x86_64__)
+extern void *__dso_handle;
+int __cxa_thread_atexit_impl(void (*dtor)(void *), void *obj, void *dso);
+__asm__(".symver quick_exit_2_10, quick_exit@GLIBC_2.10");
+void quick_exit_2_10(int status);
+
+static void thread_local_dtor(void *obj)
+{
+	(void)obj;
+	printf("thread-local-dtor\n");
+	fflush(stdout);
+}
+#endif
+
 static int end(const char *how)
 {
 	pid_t child;
@@ -104,6 +146,18 @@ static int end(const char *how)
 			return 3;
 		raise(SIGSEGV);
 	}
+	if (strcmp(how, "seccomp") == 0) {
+		if (only_exit_syscalls() != 0)
+			return 3;
+		_exit(11);
+	}
+#if defined(__x86_64__)
+	if (strcmp(how, "quick_exit_2.10") == 0) {
+		if (__cxa_thread_atexit_impl(thread_local_dtor, NULL, &__dso_handle) != 0)
+			return 3;
+		quick_exit_2_10(12);
+	}
+#endif
 	return 3;
 }
 
