@@ -48,6 +48,23 @@ enum { STATE_NONE, STATE_RUNNING, STATE_READY };
 static atomic_int state = STATE_NONE;
 static atomic_ulong owner;
 
+/* hugepolicy's .bss (state above included) goes MADV_NOHUGEPAGE before the
+ * library first reads it: on a THP `always` host a read of untouched .bss
+ * maps the huge zero page, and the first write after it takes a whole 2 MiB
+ * page whatever the advice says by then.  The flag is in .data (non-zero
+ * initialiser): reading it touches no .bss.  A thread that finds the advice
+ * taken by another goes on without waiting (never a wait that a signal
+ * handler's malloc on the advising thread could turn into a deadlock): at
+ * worst that race, before main, costs the one 2 MiB page it always did. */
+static atomic_int own_memory_unadvised = 1;
+
+static void advise_own_memory(void)
+{
+	if (atomic_load_explicit(&own_memory_unadvised, memory_order_relaxed) &&
+	    atomic_exchange(&own_memory_unadvised, 0))
+		hp_thp_own_memory_nohuge();
+}
+
 struct hp_runtime hp_rt;     /* written during start-up only */
 
 static const struct hp_backend *const backends[HP_BACKEND_COUNT] = {
@@ -142,7 +159,6 @@ static int start_backend(const struct hp_backend *be, const struct hp_options *o
 
 static void start_up(void)
 {
-	hp_thp_own_memory_nohuge();             /* before anything here writes to it */
 	if (hp_test_during_start_up)
 		hp_test_during_start_up();
 	struct hp_options o;
@@ -226,6 +242,7 @@ static void say_decisions(void)
 
 const struct hp_alloc_ops *hp_init(void)
 {
+	advise_own_memory();
 	int s = atomic_load_explicit(&state, memory_order_acquire);
 	if (s == STATE_READY)
 		return hp_ops();
@@ -302,6 +319,7 @@ static int another_copy_in_force(void)
 
 __attribute__((constructor)) static void hp_constructor(void)
 {
+	advise_own_memory();
 	if (!hp_ready() && another_copy_in_force())
 		return;                 /* inert: no start-up, no report */
 	hp_init();

@@ -15,8 +15,8 @@
  * refuses it - what it was; this file only applies it and returns the
  * errno, which start-up gives to the next plan call (plan_facts.c decides
  * what a refusal means).  hugepolicy's own .bss is advised
- * MADV_NOHUGEPAGE before start-up writes to it, in every mode
- * (hp_thp_own_memory_nohuge).
+ * MADV_NOHUGEPAGE, in every mode, before the library first reads or writes
+ * it (hp_thp_own_memory_nohuge, called once from init.c).
  */
 #define _GNU_SOURCE
 #include "hp_pages.h"
@@ -59,8 +59,10 @@ void hp_thp_own_memory_nohuge(void)
 {
 	/* hugepolicy's static memory (the bootstrap arena, its tables, the
 	 * embedded jemalloc's radix root: about 4 MiB of .bss) is written
-	 * sparsely, and on a THP `always` host its first write, before any
-	 * plan exists, would fault a whole 2 MiB page */
+	 * sparsely, and on a THP `always` host its first touch, before any
+	 * plan exists, would fault a whole 2 MiB page (a read: the huge zero
+	 * page, which the first write replaces with a 2 MiB page even after
+	 * this advice) */
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t lo = ((uintptr_t)__bss_start + pg - 1) & ~(pg - 1), hi = (uintptr_t)_end & ~(pg - 1);
 	if (hi > lo)

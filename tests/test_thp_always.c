@@ -17,13 +17,18 @@
  *         cannot advise;
  *   huge: (mimalloc's own large_os_pages) the 8 MiB block is on hugetlb
  *         pages when the pool has room, else on THP; either way the report's
- *         process.hugetlb agrees with smaps. */
+ *         process.hugetlb agrees with smaps;
+ *   own:  (any mode) hugepolicy's own zero-initialised static memory (the
+ *         .bss of the object that defines hugepolicy_version) has 0 kB
+ *         AnonHugePages. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "report_keys.h"
 #include "smaps_vma.h"
 
+#include <dlfcn.h>
 #include <hugepolicy.h>
+#include <link.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -48,6 +53,54 @@ static long process_anon_huge(void)
 			kb = atol(line + 14);
 	if (f)
 		fclose(f);
+	return kb;
+}
+
+struct bss {
+	uintptr_t base, lo, hi;
+};
+
+static int find_bss(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct bss *b = arg;
+	if (info->dlpi_addr != b->base)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && ph->p_memsz > ph->p_filesz) {
+			b->lo = info->dlpi_addr + ph->p_vaddr + ph->p_filesz;
+			b->hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+		}
+	}
+	return 1;
+}
+
+/* AnonHugePages (kB) of the mappings over libhugepolicy's .bss, or -1 */
+static long own_bss_anon_huge(void)
+{
+	Dl_info di;
+	struct bss b = { 0, 0, 0 };
+	if (!dladdr((void *)hugepolicy_version, &di))
+		return -1;
+	b.base = (uintptr_t)di.dli_fbase;
+	dl_iterate_phdr(find_bss, &b);
+	if (b.hi <= b.lo)
+		return -1;
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int in = 0;
+	long kb = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = lo < b.hi && hi > b.lo;
+		else if (in && strncmp(line, "AnonHugePages:", 14) == 0)
+			kb += atol(line + 14);
+	}
+	if (f)
+		fclose(f);
+	printf("libhugepolicy .bss %#lx-%#lx: %ld kB AnonHugePages\n", (unsigned long)b.lo, (unsigned long)b.hi, kb);
 	return kb;
 }
 
@@ -94,7 +147,9 @@ int main(int argc, char **argv)
 	hugepolicy_report(1, 0);
 	char report[16384];
 	report_text(report, sizeof report);
-	if (strcmp(mode, "auto-glibc") == 0) {
+	if (strcmp(mode, "own") == 0) {
+		CHECK(own_bss_anon_huge() == 0);
+	} else if (strcmp(mode, "auto-glibc") == 0) {
 		CHECK(report_is(report, "plan.small_nohuge", "false") &&
 		      report_has(report, "plan.small_nohuge_reason", "glibc's heap"));
 		CHECK(big_huge >= 2048);
