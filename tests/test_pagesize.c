@@ -37,10 +37,10 @@
 #define GIB ((size_t)1 << 30)
 #define POOL "/sys/kernel/mm/hugepages/hugepages-1048576kB/"
 
-static long pool_u(const char *name)
+static long pool_of(const char *dir, const char *name)
 {
 	char path[128], buf[32];
-	snprintf(path, sizeof path, POOL "%s", name);
+	snprintf(path, sizeof path, "%s%s", dir, name);
 	FILE *f = fopen(path, "r");
 	long v = -1;
 	if (f && fgets(buf, sizeof buf, f))
@@ -48,6 +48,21 @@ static long pool_u(const char *name)
 	if (f)
 		fclose(f);
 	return v;
+}
+
+static long pool_u(const char *name)
+{
+	return pool_of(POOL, name);
+}
+
+#define POOL_2M "/sys/kernel/mm/hugepages/hugepages-2048kB/"
+
+/* the 2 MiB pool as the kernel counts it, for a failure's message */
+static void say_2m_pool(const char *when)
+{
+	printf("2 MiB pool %s: nr %ld free %ld resv %ld surplus %ld\n", when, pool_of(POOL_2M, "nr_hugepages"),
+	       pool_of(POOL_2M, "free_hugepages"), pool_of(POOL_2M, "resv_hugepages"),
+	       pool_of(POOL_2M, "surplus_hugepages"));
 }
 
 static long page_kb(const void *p)
@@ -123,7 +138,10 @@ static int block(long want_kb, const char *text)
 
 static int two(void)
 {
-	unsigned char *a = malloc(GIB), *b = malloc(GIB);
+	say_2m_pool("before");
+	unsigned char *a = malloc(GIB);
+	say_2m_pool("after the first block");
+	unsigned char *b = malloc(GIB);
 	CHECK(a && b);
 	if (!a || !b)
 		return check_result("pagesize two");
@@ -133,6 +151,7 @@ static int two(void)
 	printf("first block %ld kB pages, second %ld kB pages\n", ka, kbb);
 	CHECK(ka == 1048576);
 	CHECK_MSG(kbb == 2048, "second block on %ld kB pages, want 2048 (the 2 MiB pool)", kbb);
+	say_2m_pool("after the second block");
 	CHECK(a[GIB - 1] == 1 && b[GIB - 1] == 2);
 	char rep[8192];
 	report(rep, sizeof rep);
