@@ -287,6 +287,10 @@ def write_outputs(out_dir, cfg, facts, runs, wls, names):
                   "### Every metric"]
     parts += [report.timing_table(runs, wls, names, baseline),
              report.spread_table(runs, wls, names), report.resource_table(runs, wls, names)]
+    if cfg.get("mthp"):
+        parts += ["### mTHP: each configuration with hugepages-%dkB madvise against itself with never "
+                  "(paired ratio [bootstrap 95 %% interval])" % cfg["mthp"],
+                  mthp.table(runs, wls, names, cfg["mthp"])]
     if any(w.name == "fresh-buffer" for w in wls):
         parts.append(report.cold_warm_table(runs, names))
     if any(w.name == "redis" for w in wls):

@@ -2,7 +2,8 @@
 """test_perf_mthp.py REPO_DIR - perf/run.py --mthp without touching the
 machine: every configuration runs twice (NAME and NAME+mthp64K), each run
 gets its own word (madvise, never), and the word that was there is written
-back when the suite ends, by an exception too; bad sizes are refused.  A
+back when the suite ends, by an exception too; bad sizes are refused; the
+paired table puts each NAME+mthp64K against NAME on fixed run records.  A
 fake sysfs tree stands in for /sys/kernel/mm/transparent_hugepage.
 Exit 0 ok, 1 failure."""
 import os
@@ -65,4 +66,28 @@ with tempfile.TemporaryDirectory() as d:
     except KeyboardInterrupt:
         pass
     check(mthp.read(64) == "madvise", "... and when the suite is interrupted")
+
+
+class Wl:
+    name, main_metric = "fake", "wall_s"
+
+
+def rec(config, rnd, wall, folios):
+    stats = {"process.mthp.64kB": folios} if folios is not None else {}
+    return {"workload": "fake", "config": config, "round": rnd, "ok": True, "metrics": {}, "wall_s": wall,
+            "cpu_s": wall, "peak_mem_mib": 100.0, "minflt": 1000 if folios is None else 500, "hp_stats": stats}
+
+
+recs = [rec("system/auto", r, 2.0, None) for r in (1, 2, 3)]
+recs += [rec("system/auto+mthp64K", r, w, 8 << 20) for r, w in ((1, 1.0), (2, 1.2), (3, 1.4))]
+table = mthp.table(recs, [Wl()], ["system/auto", "system/auto+mthp64K"], 64)
+print(table)
+row = [ln for ln in table.splitlines() if ln.startswith("| fake | system/auto |")]
+check(len(row) == 1, "one row per workload and pair")
+cells = row[0].split(" | ") if row else []
+check(len(cells) == 8 and cells[2].startswith("0.600 [0.500, 0.700]"),
+      "main metric: the median of the paired ratios 0.5, 0.6, 0.7 and its interval: %s" % cells[2:3])
+check(len(cells) == 8 and cells[6].startswith("0.500") and cells[7].startswith("– / 8"),
+      "minor faults halved; folios MiB without / with: %s" % cells[6:])
+check(mthp.table(recs, [Wl()], ["system/auto"], 64) == "", "no pair, no table")
 sys.exit(1 if failures else 0)

@@ -74,3 +74,39 @@ def set_for(kb, mode):
     if read(kb) != want:
         write(kb, want)
     return want
+
+
+def table(runs, workloads, configs, kb):
+    """Markdown: each CONFIG+mthpNK against CONFIG, run in the same rounds
+    (paired ratio [bootstrap 95 % interval]) for the main metric, wall,
+    CPU, peak memory and minor faults, and the 64 KiB folios the process
+    held at exit (process.mthp.<kb>kB, median MiB: the report's, read back
+    from pagemap); '' without such pairs."""
+    from . import report, workloads as wlreg   # noqa: E402 (report imports nothing of this)
+    tag = suffix(kb)
+    pairs = [(c[:-len(tag)], c) for c in configs if c.endswith(tag) and c[:-len(tag)] in configs]
+    if not pairs:
+        return ""
+    folio_key = "process.mthp.%dkB" % kb
+
+    def ci(w, on, off, key):
+        r = report.paired_ci(runs, w, on, off, key)
+        return "%.3f [%.3f, %.3f]" % r if r else "–"
+
+    def folios(w, c):
+        vals = sorted((r.get("hp_stats") or {}).get(folio_key) for r in runs
+                      if r["workload"] == w and r["config"] == c and r["ok"]
+                      and isinstance((r.get("hp_stats") or {}).get(folio_key), (int, float)))
+        return "%.0f" % (vals[len(vals) // 2] / 2 ** 20) if vals else "–"
+
+    head = ["workload", "configuration", "main metric", "wall", "CPU", "peak RSS+hugetlb", "minor faults",
+            "%d KiB folios MiB (off / on)" % kb]
+    rows = []
+    for w in workloads:
+        main = wlreg.main_metric(w)
+        for off, on in pairs:
+            rows.append([w.name, off, ci(w.name, on, off, main)]
+                        + [ci(w.name, on, off, k) for k in ("wall_s", "cpu_s", "peak_mem_mib", "minflt")]
+                        + ["%s / %s" % (folios(w.name, off), folios(w.name, on))])
+    return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+                     + ["| " + " | ".join(r) + " |" for r in rows])
