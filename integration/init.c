@@ -154,6 +154,10 @@ static int start_backend(const struct hp_backend *be, const struct hp_options *o
 		f->unswitch_applied = 1;
 		plan(o, f);
 	}
+	/* mTHP advice as the plan stands with the backend's facts (MALLOC_CONF's
+	 * opt.thp=never turns auto off); the backend's start above mapped with
+	 * the plan made before them */
+	hp_thp_mid_init(&hp_rt.plan);
 	return be->init(&hp_rt.plan, ops);
 }
 

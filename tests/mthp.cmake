@@ -28,6 +28,12 @@ foreach(B ${BACKENDS})
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=auto;LD_PRELOAD=$<TARGET_FILE:faultinject>;FI_CALL=hugepage;FI_NTH=2000000000")
 endforeach()
 
+# the backend's own THP setting wins over auto: no mTHP advice either
+set(T jemalloc_auto_advises_no_mapping_where_malloc_conf_sets_thp_never)
+add_test(NAME ${T} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/mthp_enabled.sh 64 madvise $<TARGET_FILE:test_mthp> user_off)
+set_tests_properties(${T} PROPERTIES RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+  ENVIRONMENT "HUGEPOLICY_BACKEND=jemalloc;HUGEPOLICY_PAGES=auto;MALLOC_CONF=thp:never")
+
 # perf/run.py --mthp: each configuration with and without the size, the word
 # put back at the end (a fake sysfs tree: nothing on the machine changes)
 add_test(NAME perf_runner_mthp_runs_each_configuration_with_and_without_the_size

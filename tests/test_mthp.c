@@ -11,6 +11,10 @@
  *   never (64 KiB and every other sub-PMD size never): the blocks' mappings
  *     are not advised and the report's plan.mthp is none (behaviour as
  *     before mTHP);
+ *   user_off (64 KiB in madvise, the backend's own setting turning THP off:
+ *     jemalloc's MALLOC_CONF=thp:never): as never, but plan.mthp unused and
+ *     stats.mthp.maps_advised does not rise over the blocks' allocation (the
+ *     backend's start-up mappings came before its setting was known);
  *   reuse (64 KiB in madvise, under faultinject.c counting MADV_HUGEPAGE
  *     calls): 10000 rounds of malloc(256 KiB), a write, free make fewer
  *     than 100 such calls - the advice is per mapping, not per malloc. */
@@ -110,10 +114,12 @@ int main(int argc, char **argv)
 		return 2;
 	if (strcmp(argv[1], "reuse") == 0)
 		return reuse();
-	int want = strcmp(argv[1], "advised") == 0;
+	int want = strcmp(argv[1], "advised") == 0, user_off = strcmp(argv[1], "user_off") == 0;
 	static char *blk[NBLK];
 	static char json[8192];
 	long long before = counter64();
+	report(json, sizeof json);
+	long long maps_before = key(json, "stats.mthp.maps_advised");
 	/* all allocated, then all filled: a 2 MiB window whose blocks are all
 	 * advised before its first touch is where a PMD THP could come */
 	for (int i = 0; i < NBLK; i++) {
@@ -142,8 +148,12 @@ int main(int argc, char **argv)
 		CHECK(key(json, "stats.mthp.bytes_advised") >= (long long)NBLK * BLK / 2);
 	} else {
 		CHECK_MSG(n_adv == 0, "%d of %d blocks advised", n_adv, NBLK);
-		CHECK(plan && strncmp(plan + 13, "none\"", 5) == 0);
-		CHECK(key(json, "process.mthp.64kB") == -1);
+		CHECK(plan && strncmp(plan + 13, user_off ? "unused\"" : "none\"", user_off ? 7 : 5) == 0);
+		if (user_off)
+			CHECK_MSG(key(json, "stats.mthp.maps_advised") == maps_before, "%lld mappings advised, "
+				  "%lld before the blocks", key(json, "stats.mthp.maps_advised"), maps_before);
+		else
+			CHECK(key(json, "process.mthp.64kB") == -1);
 	}
 	for (int i = 0; i < NBLK; i++)
 		free(blk[i]);
