@@ -168,6 +168,9 @@ size_t hp_thp_mid_min(void);            /* memory from this size on is advised; 
  * size: once per piece the backend got from the OS - at its mmap (jemalloc,
  * mimalloc), or a block glibc mmapped for itself - never for reused memory */
 void hp_thp_mid_advise(void *p, size_t n);
+/* The same for a block the backend moved or grew with its mapping's
+ * advice (glibc's mremap): its guard pages MADV_NOHUGEPAGE */
+void hp_thp_mid_readvise(void *p, size_t n);
 /* What the report shows: the sizes (bit k: 2^k B, the plan's advised and
  * kernel sizes), the advice so far, and (hp_thp_mid_scan: file reads) the
  * process's bytes in folios of each size and the rise of each size's

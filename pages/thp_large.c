@@ -197,10 +197,13 @@ static void *realloc_advised(void *p, size_t n)
 	size_t old = inner.usable_size(p);
 	if (n < threshold) {
 		/* mid-size (mTHP): the backend's own realloc (in place where it
-		 * can); the result advised if fresh, unless it was so already
-		 * (glibc's mremap keeps the mapping's advice) */
+		 * can); the result advised if fresh.  A block that was (glibc's
+		 * mremap keeps the mapping's advice, over a range that may now
+		 * hold whole 2 MiB windows) is advised again with its guard */
 		int had = old >= entry && traits.mid_fresh(p);
 		void *q = inner.realloc(p, n);
+		if (q && had && n >= entry && traits.mid_fresh(q))
+			hp_thp_mid_readvise(q, n);
 		return q && !had ? hp_thp_large_advise(q, n) : q;
 	}
 	if (n <= old || (old >= threshold && traits.realloc_keeps_advice))

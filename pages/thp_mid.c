@@ -15,7 +15,11 @@
  * of each PMD-aligned window: a VMA this advice made never holds a whole
  * window, so neither a PMD fault nor khugepaged makes a PMD THP of it (a
  * big block's own advice, thp_large.c, can still complete its windows).
- * The guard page keeps whatever advice it had.
+ * The guard page keeps whatever advice it had, except after a move:
+ * a block the allocator grew or moved with its advice (glibc's mremap
+ * keeps a VMA's flags over the whole new range, guard pages none)
+ * is advised again by hp_thp_mid_readvise, its guard pages then
+ * MADV_NOHUGEPAGE, the one advice that takes VM_HUGEPAGE off.
  *
  * The counters (hugepages-<size>kB/stats/anon_fault_alloc) are
  * system-wide; their values at start-up are kept so the report can give
@@ -90,7 +94,19 @@ void hp_thp_mid_scan(struct hp_mthp_report *r, int read)
 	}
 }
 
+static void advise(void *p, size_t n, int reguard);
+
 void hp_thp_mid_advise(void *p, size_t n)
+{
+	advise(p, n, 0);
+}
+
+void hp_thp_mid_readvise(void *p, size_t n)
+{
+	advise(p, n, 1);
+}
+
+static void advise(void *p, size_t n, int reguard)
 {
 	if (!mid_min || !p || n < mid_min)
 		return;
@@ -102,9 +118,16 @@ void hp_thp_mid_advise(void *p, size_t n)
 	 * batch going on from the window boundary the last one ended at */
 	do {
 		ns = hp_mthp_segments(at, last, page, pmd, guard, seg, 8);
-		for (int i = 0; i < ns; i++, calls++)
+		for (int i = 0; i < ns; i++, calls++) {
 			if (madvise((void *)(uintptr_t)seg[i][0], seg[i][1] - seg[i][0], MADV_HUGEPAGE) == 0)
 				done += seg[i][1] - seg[i][0];
+			/* the guard page after this segment, where one is inside */
+			if (reguard && guard && seg[i][1] < last && (seg[i][1] & (pmd - 1)) == 0)
+				madvise((void *)(uintptr_t)seg[i][1], page, MADV_NOHUGEPAGE);
+		}
+		/* a block starting on a boundary: its first page is a guard too */
+		if (reguard && guard && at == ((uintptr_t)p & ~(page - 1)) && (at & (pmd - 1)) == 0 && at < last)
+			madvise((void *)(uintptr_t)at, page, MADV_NOHUGEPAGE);
 		at = ns ? seg[ns - 1][1] : last;
 	} while (ns == 8 && at < last);
 	errno = saved;

@@ -28,6 +28,13 @@ foreach(B ${BACKENDS})
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=auto;LD_PRELOAD=$<TARGET_FILE:faultinject>;FI_CALL=hugepage;FI_NTH=2000000000")
 endforeach()
 
+# glibc grows a mid-size block by mremap, which takes the whole mapping's
+# advice along: the guard is given again (the PMD size inherits madvise here)
+set(T system_auto_keeps_the_guard_on_a_mid_size_block_grown_by_realloc)
+add_test(NAME ${T} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/mthp_enabled.sh 64 madvise $<TARGET_FILE:test_mthp> realloc)
+set_tests_properties(${T} PROPERTIES RESOURCE_LOCK thp_enabled SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+  ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=auto")
+
 # the backend's own THP setting wins over auto: no mTHP advice either
 set(T jemalloc_auto_advises_no_mapping_where_malloc_conf_sets_thp_never)
 add_test(NAME ${T} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/mthp_enabled.sh 64 madvise $<TARGET_FILE:test_mthp> user_off)

@@ -15,6 +15,10 @@
  *     jemalloc's MALLOC_CONF=thp:never): as never, but plan.mthp unused and
  *     stats.mthp.maps_advised does not rise over the blocks' allocation (the
  *     backend's start-up mappings came before its setting was known);
+ *   realloc (64 KiB in madvise, the PMD size with the advice): 16 blocks of
+ *     512 KiB, filled, each grown by realloc to 3.5 MiB (glibc: mremap, which
+ *     takes the mapping's advice along) and filled: no 2 MiB-aligned page
+ *     inside a block is MADV_HUGEPAGE (the guard holds), the block's middle is;
  *   reuse (64 KiB in madvise, under faultinject.c counting MADV_HUGEPAGE
  *     calls): 10000 rounds of malloc(256 KiB), a write, free make fewer
  *     than 100 such calls - the advice is per mapping, not per malloc. */
@@ -44,6 +48,12 @@ static long long counter64(void)
 }
 
 /* a page of the block that is not the first of a 2 MiB window (a guard) */
+static int hg(uintptr_t q)
+{
+	char line[512];
+	return smaps_vma_field((void *)q, "VmFlags:", line, sizeof line) && strstr(line, " hg") != NULL;
+}
+
 static int advised(const char *p)
 {
 	uintptr_t q = ((uintptr_t)p + BLK / 2) & ~(uintptr_t)4095;
@@ -73,6 +83,38 @@ static long long key(const char *json, const char *name)
 	snprintf(pat, sizeof pat, "\"%s\":", name);
 	const char *s = strstr(json, pat);
 	return s && s[strlen(pat)] != 'n' ? atoll(s + strlen(pat)) : -1;
+}
+
+/* mid-size blocks grown by realloc keep the guard */
+static int grown(void)
+{
+	enum { N = 16, BIG = (3 << 20) + (512 << 10) };
+	static char *blk[N];
+	int guards = 0, middles = 0;
+	for (int i = 0; i < N; i++) {
+		char *p = malloc(BLK);
+		CHECK(p != NULL);
+		if (!p)
+			return check_result("grown blocks keep the guard");
+		memset(p, 1, BLK);
+		blk[i] = realloc(p, BIG);
+		CHECK(blk[i] != NULL);
+		if (!blk[i])
+			return check_result("grown blocks keep the guard");
+		memset(blk[i], 2, BIG);
+		uintptr_t lo = (uintptr_t)blk[i] & ~(uintptr_t)4095, hi = (uintptr_t)blk[i] + BIG, w = 2u << 20;
+		for (uintptr_t b = (lo + w - 1) & ~(w - 1); b < hi; b += w) {
+			CHECK_MSG(!hg(b), "block %d: the 2 MiB-aligned page %#lx is MADV_HUGEPAGE", i, (unsigned long)b);
+			guards++;
+		}
+		middles += hg(((lo + (w - 1)) & ~(w - 1)) + 4096);
+	}
+	printf("realloc: %d blocks grown to %d B, %d guard pages looked at, %d blocks advised after them, "
+	       "AnonHugePages %lld kB\n", N, BIG, guards, middles, smaps_rollup_kb("AnonHugePages"));
+	CHECK_MSG(middles == N, "%d of %d grown blocks advised", middles, N);
+	for (int i = 0; i < N; i++)
+		free(blk[i]);
+	return check_result("grown blocks keep the guard");
 }
 
 /* MADV_HUGEPAGE calls made by a malloc/free loop of one reused block */
@@ -114,6 +156,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (strcmp(argv[1], "reuse") == 0)
 		return reuse();
+	if (strcmp(argv[1], "realloc") == 0)
+		return grown();
 	int want = strcmp(argv[1], "advised") == 0, user_off = strcmp(argv[1], "user_off") == 0;
 	static char *blk[NBLK];
 	static char json[8192];
