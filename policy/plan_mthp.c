@@ -21,7 +21,9 @@
  *   could fault or be collapsed by khugepaged into a PMD THP, so the advice
  *   leaves the first base page of every such window out (guard): no VMA
  *   made of mid-size advice holds a whole window;
- * - advised sizes with any other plan: unused (the reason says why);
+ * - advised sizes with any other plan, or the allocator's mappings made
+ *   MADV_NOHUGEPAGE (small_nohuge: THP always without the except-advised
+ *   switch): unused (the reason says why);
  * - only always sizes: kernel, the kernel uses them without advice.
  */
 #include "hp_policy.h"
@@ -129,6 +131,16 @@ void hp_plan_mthp(const struct hp_probe *p, struct hp_plan *pl)
 			 pl->pages_requested != HP_PAGES_AUTO ? "only pages=auto advises mid-size blocks"
 			 : pl->pages != HP_PAGES_THP ? "auto is not on THP here" : "the allocator's whole-heap "
 			 "THP covers them", kernel_note);
+		return;
+	}
+	if (pl->thp_small_nohuge) {
+		/* THP always without the except-advised switch: the allocator's
+		 * mappings get MADV_NOHUGEPAGE (mimalloc_os.c, jemalloc's
+		 * opt.thp=never), which takes every size's advice off again */
+		pl->mthp = HP_MTHP_UNUSED;
+		snprintf(pl->mthp_reason, sizeof pl->mthp_reason, "%s madvise, not used: the allocator's mappings "
+			 "are MADV_NOHUGEPAGE (small blocks kept off THP always), no size comes to them%s", adv,
+			 kernel_note);
 		return;
 	}
 	if (min >= pl->threshold) {

@@ -6,7 +6,7 @@
 # MADV_HUGEPAGE), and with the sizes never it advises none of them.
 add_executable(test_plan_mthp test_plan_mthp.c $<TARGET_OBJECTS:hp_policy>)
 target_include_directories(test_plan_mthp PRIVATE ${CMAKE_SOURCE_DIR}/include)
-foreach(CASE advise guard no_guard inherit never always except_advised disabled unused threshold segments probe)
+foreach(CASE advise guard no_guard inherit never always except_advised small_nohuge disabled unused threshold segments probe)
   add_test(NAME plan_mthp_${CASE} COMMAND test_plan_mthp ${CASE})
 endforeach()
 

@@ -126,6 +126,24 @@ static void except_advised(void)
 	CHECK_MSG(pl.mthp == HP_MTHP_ADVISE && pl.mthp_advised == K64 && pl.mthp_guard == 1, "%s", pl.mthp_reason);
 }
 
+/* on a THP always host without the except-advised switch (6.10) auto
+ * keeps jemalloc's and mimalloc's mappings MADV_NOHUGEPAGE, which takes
+ * any mTHP advice off: unused there, glibc's mmapped blocks advised */
+static void small_nohuge(void)
+{
+	struct hp_probe p = probe(HP_THP_ALWAYS, HP_THP_INHERIT, HP_THP_MADVISE);
+	p.kernel_major = 6, p.kernel_minor = 10;
+	strcpy(p.kernel, "6.10.0");
+	for (int be = 0; be < HP_BACKEND_COUNT; be++) {
+		struct hp_plan pl = plan(be, HP_PAGES_AUTO, &p, 0);
+		int want = pl.thp_small_nohuge ? HP_MTHP_UNUSED : HP_MTHP_ADVISE;
+		CHECK_MSG(pl.mthp == want && (be == HP_BACKEND_SYSTEM) == !pl.thp_small_nohuge, "%s: %s",
+			  hp_backend_name(be), pl.mthp_reason);
+		if (pl.thp_small_nohuge)
+			CHECK_MSG(pl.mthp_min == 0 && has(pl.mthp_reason, "MADV_NOHUGEPAGE"), "%s", pl.mthp_reason);
+	}
+}
+
 /* PR_SET_THP_DISABLE inherited (complete form): no THP of any size */
 static void disabled(void)
 {
@@ -205,6 +223,7 @@ int main(int argc, char **argv)
 	static const struct { const char *name; void (*fn)(void); } cases[] = {
 		{ "advise", advise }, { "guard", guard }, { "no_guard", no_guard }, { "inherit", inherit },
 		{ "never", never }, { "always", always }, { "except_advised", except_advised },
+		{ "small_nohuge", small_nohuge },
 		{ "disabled", disabled }, { "unused", unused }, { "threshold", threshold },
 		{ "segments", segments }, { "probe", probe_text },
 	};
