@@ -71,34 +71,25 @@ add_executable(test_exit_guard test_exit_guard.c $<TARGET_OBJECTS:hugepolicy_obj
 add_dependencies(test_exit_guard hpje_archive)
 target_include_directories(test_exit_guard PRIVATE ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(test_exit_guard PRIVATE ${HPJE_DIR}/libhpje.a dl m pthread)
-add_test(NAME exit_report_that_cannot_gather_its_figures_says_so_and_the_process_ends
-  COMMAND sh -c "s=$(date +%s); HUGEPOLICY_STATS=json \"$0\" blocked 2>\"$1\"; rc=$?; t=$(($(date +%s) - s)); cat \"$1\";
-    echo \"status $rc after $t s\"; [ $rc -eq 7 ] && [ $t -le 6 ] && [ $(grep -c 'no exit report: its figures did not come within 2 s' \"$1\") -eq 1 ] &&
-    ! grep -q hugepolicy-stats \"$1\""
-  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_blocked.err)
-add_test(NAME exit_report_under_the_guard_is_whole_when_the_figures_come
-  COMMAND sh -c "HUGEPOLICY_STATS=json \"$0\" free 2>\"$1\"; rc=$?; echo \"status $rc\";
-    [ $rc -eq 7 ] && [ $(grep -c '^hugepolicy-stats: {.*}$' \"$1\") -eq 1 ] && ! grep -q 'no exit report' \"$1\""
-  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_free.err)
-add_test(NAME exit_report_without_a_timer_to_guard_it_says_so_and_the_process_ends
-  COMMAND sh -c "HUGEPOLICY_STATS=json timeout 6 \"$0\" no-timer 2>\"$1\"; rc=$?; cat \"$1\"; echo \"status $rc\";
-    [ $rc -eq 7 ] && [ $(grep -c 'no exit report: no timer to guard the gathering of its figures in _exit (EAGAIN)' \"$1\") -eq 1 ]"
-  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_no_timer.err)
-add_test(NAME exit_status_is_the_one_given_to_underscore_exit_when_a_signal_comes_during_the_report
-  COMMAND sh -c "HUGEPOLICY_STATS=json \"$0\" signalled 2>\"$1\"; rc=$?; echo \"status $rc\";
-    [ $rc -eq 7 ] && [ $(grep -c '^hugepolicy-stats: {.*}$' \"$1\") -eq 1 ]"
-  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_signalled.err)
-add_test(NAME exit_status_is_the_first_underscore_exit_s_when_another_thread_calls_it_during_the_report
-  COMMAND sh -c "HUGEPOLICY_STATS=json \"$0\" threads 2>\"$1\"; rc=$?; echo \"status $rc\";
-    [ $rc -eq 7 ] && [ $(grep -c '^hugepolicy-stats: {.*}$' \"$1\") -eq 1 ]"
-  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_threads.err)
-add_test(NAME exit_status_is_underscore_exit_s_when_another_thread_calls_exit_during_the_report
-  COMMAND sh -c "HUGEPOLICY_STATS=json \"$0\" threads-exit 2>\"$1\"; rc=$?; echo \"status $rc\";
-    [ $rc -eq 7 ] && [ $(grep -c '^hugepolicy-stats: {.*}$' \"$1\") -eq 1 ]"
-  $<TARGET_FILE:test_exit_guard> ${CMAKE_CURRENT_BINARY_DIR}/exit_guard_threads_exit.err)
-set_tests_properties(exit_report_that_cannot_gather_its_figures_says_so_and_the_process_ends
-  exit_report_under_the_guard_is_whole_when_the_figures_come
-  exit_report_without_a_timer_to_guard_it_says_so_and_the_process_ends
-  exit_status_is_the_one_given_to_underscore_exit_when_a_signal_comes_during_the_report
-  exit_status_is_the_first_underscore_exit_s_when_another_thread_calls_it_during_the_report
-  exit_status_is_underscore_exit_s_when_another_thread_calls_exit_during_the_report PROPERTIES TIMEOUT 30)
+# NAME:MODE:EXPECT (tests/test_exit_guard.sh); a hang is the TIMEOUT
+set(EXIT_GUARD_TESTS)
+foreach(C IN ITEMS
+    "exit_report_that_cannot_gather_its_figures_says_so_and_the_process_ends:blocked:line:no exit report: its figures did not come within 2 s"
+    "exit_report_under_the_guard_is_whole_when_the_figures_come:free:report"
+    "exit_report_without_a_timer_to_guard_it_says_so_and_the_process_ends:no-timer:line:no exit report: no timer to guard the gathering of its figures in _exit (EAGAIN)"
+    "exit_status_is_the_one_given_to_underscore_exit_when_a_signal_comes_during_the_report:signalled:report"
+    "exit_status_is_the_first_underscore_exit_s_when_another_thread_calls_it_during_the_report:threads:report"
+    "exit_status_is_underscore_exit_s_when_another_thread_calls_exit_during_the_report:threads-exit:report")
+  string(FIND "${C}" ":" A)
+  string(SUBSTRING "${C}" 0 ${A} NAME)
+  math(EXPR A "${A} + 1")
+  string(SUBSTRING "${C}" ${A} -1 REST)
+  string(FIND "${REST}" ":" B)
+  string(SUBSTRING "${REST}" 0 ${B} MODE)
+  math(EXPR B "${B} + 1")
+  string(SUBSTRING "${REST}" ${B} -1 EXPECT)
+  add_test(NAME ${NAME} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_exit_guard.sh
+    $<TARGET_FILE:test_exit_guard> ${MODE} "${EXPECT}")
+  list(APPEND EXIT_GUARD_TESTS ${NAME})
+endforeach()
+set_tests_properties(${EXIT_GUARD_TESTS} PROPERTIES TIMEOUT 30)
