@@ -129,6 +129,7 @@ static uint64_t watched(const struct hp_report_snap *s, uint64_t n)
 }
 GETTER(g_promote_resident) { UNUSED; v->num = watched(s, s->promote.resident); }
 GETTER(g_promote_mapped) { UNUSED; v->num = watched(s, s->promote.mapped); }
+GETTER(g_promote_big_blocks) { UNUSED; v->num = watched(s, s->promote.big_blocks); }
 GETTER(g_promote_sample_resident)
 {
 	UNUSED;
@@ -297,6 +298,7 @@ static const struct key keys[] = {
 	FIELD(NUM, "promote.samples", promote.samples, 0),
 	GET(NUM, "promote.resident", g_promote_resident, 0),
 	GET(NUM, "promote.mapped", g_promote_mapped, 0),
+	GET(NUM, "promote.big_blocks", g_promote_big_blocks, 0),
 	GET(NUM, "promote.sample_resident", g_promote_sample_resident, 0),
 	GET(NUM, "promote.sample_mapped", g_promote_sample_mapped, 0),
 	GET(NUM, "promote.at_resident", g_promote_at_resident, 0),

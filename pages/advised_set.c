@@ -57,17 +57,18 @@ static unsigned slot_of(uintptr_t a)
 
 static void tidy_locked(int force);
 
-static void put_locked(uintptr_t a)
+/* 1: a is in the set now and was not before */
+static int put_locked(uintptr_t a)
 {
 	if ((unsigned)atomic_load(&n_advised) + n_deleted >= ADVISED_CAP / 2)
 		tidy_locked(1);                 /* drop the deleted marks */
 	if ((unsigned)atomic_load(&n_advised) >= ADVISED_CAP / 2)
-		return;                         /* half full: this block keeps its advice */
+		return 0;                       /* half full: this block keeps its advice */
 	unsigned s = slot_of(a), free_slot = ADVISED_CAP;
 	for (unsigned i = 0; i < ADVISED_CAP; i++, s = (s + 1) & (ADVISED_CAP - 1)) {
 		uintptr_t v = atomic_load_explicit(&advised[s], memory_order_relaxed);
 		if (v == a)
-			return;                 /* advised again (realloc in place) */
+			return 0;               /* advised again (realloc in place) */
 		if (v == DELETED && free_slot == ADVISED_CAP)
 			free_slot = s;
 		if (v == 0) {
@@ -77,12 +78,13 @@ static void put_locked(uintptr_t a)
 		}
 	}
 	if (free_slot == ADVISED_CAP)
-		return;                         /* full: this block keeps its advice */
+		return 0;                       /* full: this block keeps its advice */
 	if (atomic_load_explicit(&advised[free_slot], memory_order_relaxed) == DELETED)
 		n_deleted--;
 	atomic_store_explicit(&advised[free_slot], a, memory_order_release);
 	filter_add(a);
 	atomic_fetch_add(&n_advised, 1);
+	return 1;
 }
 
 /* Under the lock: rebuild without deleted marks when they are many, when
@@ -133,11 +135,12 @@ int hp_advised_set_forget(void *p)
 	return 0;
 }
 
-void hp_advised_set_put(void *p)
+int hp_advised_set_put(void *p)
 {
 	pthread_mutex_lock(&advised_lock);
-	put_locked((uintptr_t)p);
+	int added = put_locked((uintptr_t)p);
 	pthread_mutex_unlock(&advised_lock);
+	return added;
 }
 
 /* A fork while another thread held the set's lock: the child's copy of the

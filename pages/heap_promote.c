@@ -16,7 +16,10 @@
  * times at most: resident is what mincore() finds resident in the
  * allocator's own mappings of at least 2 MiB (the ones remembered below),
  * so memory other code mapped - a JIT, pymalloc's arenas, Embree's blocks,
- * the program's own mmap - makes the heap neither large nor dense.  Memory mapped
+ * the program's own mmap - makes the heap neither large nor dense; the
+ * live big blocks thp_large.c tracks (hp_promote_big_blocks, their usable
+ * bytes) are counted beside, so that they make it dense but not large
+ * (policy/promote.c).  Memory mapped
  * before the promotion keeps its pages (khugepaged may collapse it later
  * only where advised).  Lock-free; a sample races no one but the other
  * samplers, and one CAS picks who samples.
@@ -32,25 +35,43 @@
 #include <unistd.h>
 
 static uint64_t min_resident;           /* 0: never */
-static atomic_size_t mapped, next_sample, advised, samples;
+static atomic_size_t mapped, next_sample, advised, samples, big;
 static atomic_int promoted;
-static _Atomic uint64_t last_resident, last_mapped, at_resident, at_mapped;
+static _Atomic uint64_t last_resident, last_mapped, last_big, at_resident, at_mapped, at_big;
 
-/* mappings of at least 2 MiB made before the promotion, advised when it
- * comes (the heap the allocator reuses most); a munmap that touches one
- * drops it.  Beyond RANGES they are not advised. */
+/* the allocator's mappings of at least 2 MiB: the heap that is sampled,
+ * and at the promotion advised (the heap the allocator reuses most); a
+ * munmap that touches one drops it.  Beyond RANGES they are neither. */
 #define RANGES 512
-static _Atomic uintptr_t range_at[RANGES];
+#define CLAIMED ((uintptr_t)1)          /* a slot being filled: its length not written yet */
+static _Atomic uintptr_t range_at[RANGES];      /* 0: free */
 static _Atomic size_t range_len[RANGES];
-static atomic_uint n_ranges;
+static atomic_uint n_ranges;                    /* slots ever used */
 
 static void remember(void *p, size_t len)
 {
-	unsigned i = atomic_fetch_add(&n_ranges, 1);
-	if (i >= RANGES)
-		return;
+	unsigned n = atomic_load(&n_ranges), i = 0;
+	for (;; i++) {
+		if (i >= n) {           /* no free slot among the used ones: a new one */
+			i = atomic_fetch_add(&n_ranges, 1);
+			if (i >= RANGES)
+				return;
+		}
+		uintptr_t none = 0;
+		if (i < RANGES && atomic_compare_exchange_strong(&range_at[i], &none, CLAIMED))
+			break;
+	}
 	atomic_store(&range_len[i], len);
 	atomic_store(&range_at[i], (uintptr_t)p);
+}
+
+/* the remembered mapping in slot i, 0 if none */
+static uintptr_t range(unsigned i, size_t *len)
+{
+	uintptr_t r = atomic_load(&range_at[i]);
+	*len = atomic_load(&range_len[i]);
+	/* the same slot still (not forgotten and filled again meanwhile) */
+	return r > CLAIMED && atomic_load(&range_at[i]) == r ? r : 0;
 }
 
 static void forget(void *p, size_t len)
@@ -58,9 +79,10 @@ static void forget(void *p, size_t len)
 	uintptr_t a = (uintptr_t)p;
 	unsigned n = atomic_load(&n_ranges);
 	for (unsigned i = 0; i < n && i < RANGES; i++) {
-		uintptr_t r = atomic_load(&range_at[i]);
-		if (r && a < r + atomic_load(&range_len[i]) && r < a + len)
-			atomic_store(&range_at[i], 0);
+		size_t rlen;
+		uintptr_t r = range(i, &rlen);
+		if (r && a < r + rlen && r < a + len)
+			atomic_compare_exchange_strong(&range_at[i], &r, 0);    /* not a slot filled again since */
 	}
 }
 
@@ -69,8 +91,8 @@ static void advise_earlier(void)
 {
 	unsigned n = atomic_load(&n_ranges);
 	for (unsigned i = 0; i < n && i < RANGES; i++) {
-		uintptr_t r = atomic_exchange(&range_at[i], 0);
-		size_t len = atomic_load(&range_len[i]);
+		size_t len;
+		uintptr_t r = range(i, &len);
 		if (r && madvise((void *)r, len, MADV_HUGEPAGE) == 0)
 			atomic_fetch_add_explicit(&advised, len, memory_order_relaxed);
 	}
@@ -107,9 +129,10 @@ static uint64_t heap_resident(void)
 	unsigned n = atomic_load(&n_ranges);
 	uint64_t bytes = 0;
 	for (unsigned i = 0; i < n && i < RANGES; i++) {
-		uintptr_t r = atomic_load(&range_at[i]);
+		size_t len;
+		uintptr_t r = range(i, &len);
 		if (r)
-			bytes += hp_pages_resident((void *)r, atomic_load(&range_len[i]));
+			bytes += hp_pages_resident((void *)r, len);
 	}
 	return bytes;
 }
@@ -157,11 +180,13 @@ static void sample(size_t now, int force)
 	errno = saved;
 	if (r > now)
 		r = now;
+	struct hp_heap_sample h = { r, now, atomic_load_explicit(&big, memory_order_relaxed) };
 	atomic_fetch_add(&samples, 1);
 	atomic_store(&last_resident, r);
 	atomic_store(&last_mapped, now);
+	atomic_store(&last_big, h.big);
 	hp_live_changed();      /* the sampler's tick: the live report's counters too */
-	if (hp_promote_decide(min_resident, r, now, NULL, 0) != HP_PROMOTE_NOW)
+	if (hp_promote_decide(min_resident, &h, NULL, 0) != HP_PROMOTE_NOW)
 		return;
 	if (!costs_allow(r, now)) {
 		if (!atomic_exchange(&costly, 1) && verbose)
@@ -172,12 +197,13 @@ static void sample(size_t now, int force)
 	if (!atomic_exchange(&promoted, 1)) {
 		atomic_store(&at_resident, r);
 		atomic_store(&at_mapped, now);
+		atomic_store(&at_big, h.big);
 		advise_earlier();
 		/* the config line was printed at start-up, before any sample:
 		 * say the promotion when it happens (once: promoted is one-way) */
 		if (verbose) {
 			char why[224];
-			hp_promote_decide(min_resident, r, now, why, sizeof why);
+			hp_promote_decide(min_resident, &h, why, sizeof why);
 			hp_say("heap %s", why);
 		}
 	}
@@ -189,11 +215,10 @@ int hp_promote_mapped(void *p, size_t len, int fixed)
 		return 0;
 	size_t now = fixed ? atomic_load_explicit(&mapped, memory_order_relaxed)
 			   : atomic_fetch_add_explicit(&mapped, len, memory_order_relaxed) + len;
-	if (!fixed && !atomic_load_explicit(&promoted, memory_order_relaxed)) {
-		if (len >= HP_HUGE_2M)
-			remember(p, len);
+	if (!fixed && len >= HP_HUGE_2M)
+		remember(p, len);
+	if (!fixed && !atomic_load_explicit(&promoted, memory_order_relaxed))
 		sample(now, 0);
-	}
 	if (!atomic_load_explicit(&promoted, memory_order_relaxed))
 		return 0;
 	if (!fixed && hp_fault_cost_adapts())
@@ -230,15 +255,28 @@ void hp_promote_poll(void)
 	sample(atomic_load(&mapped), 1);
 }
 
+/* *a -= n, not below 0 */
+static void take(atomic_size_t *a, size_t n)
+{
+	size_t cur = atomic_load_explicit(a, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak(a, &cur, cur > n ? cur - n : 0))
+		;
+}
+
+void hp_promote_big_blocks(size_t bytes, int freed)
+{
+	if (freed)
+		take(&big, bytes);
+	else
+		atomic_fetch_add_explicit(&big, bytes, memory_order_relaxed);
+}
+
 void hp_promote_unmapped(void *p, size_t len)
 {
 	if (!min_resident)
 		return;
-	if (!atomic_load_explicit(&promoted, memory_order_relaxed))
-		forget(p, len);
-	size_t cur = atomic_load_explicit(&mapped, memory_order_relaxed);
-	while (!atomic_compare_exchange_weak(&mapped, &cur, cur > len ? cur - len : 0))
-		;
+	forget(p, len);
+	take(&mapped, len);
 }
 
 void hp_promote_counters(struct hp_promote_report *r)
@@ -252,6 +290,7 @@ void hp_promote_counters(struct hp_promote_report *r)
 	r->advised = atomic_load(&advised);
 	r->pauses = atomic_load(&pauses);
 	r->mapped = atomic_load(&mapped);
+	r->big_blocks = atomic_load(&big);
 	r->reason[0] = '\0';
 	hp_strlcpy(r->cost_reason, cost_why, sizeof r->cost_reason);
 	if (!min_resident) {
@@ -261,10 +300,12 @@ void hp_promote_counters(struct hp_promote_report *r)
 	}
 	if (atomic_load(&promoted)) {
 		r->state = atomic_load(&paused) ? HP_PROMOTE_STATE_PAUSED : HP_PROMOTE_STATE_PROMOTED;
-		hp_promote_decide(min_resident, r->at_resident, r->at_mapped, r->reason, sizeof r->reason);
+		struct hp_heap_sample at = { r->at_resident, r->at_mapped, atomic_load(&at_big) };
+		hp_promote_decide(min_resident, &at, r->reason, sizeof r->reason);
 	} else if (r->samples) {
 		r->state = HP_PROMOTE_STATE_WAITING;
-		if (hp_promote_decide(min_resident, r->sample_resident, r->sample_mapped, r->reason, sizeof r->reason) ==
+		struct hp_heap_sample last = { r->sample_resident, r->sample_mapped, atomic_load(&last_big) };
+		if (hp_promote_decide(min_resident, &last, r->reason, sizeof r->reason) ==
 		    HP_PROMOTE_NOW) {
 			/* the rule said NOW, the fault costs said not here */
 			r->state = HP_PROMOTE_STATE_HELD;

@@ -141,7 +141,7 @@ struct hp_thp_large_traits {
 void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_large_traits *t,
 		       size_t min_bytes, int verbose, struct hp_alloc_ops *out);
 /* advised_set.c: the big blocks whose free thp_large.c watches */
-void hp_advised_set_put(void *p);
+int hp_advised_set_put(void *p);            /* 1: tracked now, not before */
 int hp_advised_set_maybe(const void *p);    /* 0: surely not in the set */
 int hp_advised_set_forget(void *p);         /* 1: it was (now forgotten) */
 void hp_advised_set_child_unlock(void);     /* pthread_atfork child */
@@ -317,6 +317,9 @@ int hp_promote_mapped(void *p, size_t len, int fixed);
 void hp_promote_unmapped(void *p, size_t len);
 int hp_promote_active(void);
 void hp_promote_poll(void);                    /* a big block came: sample now and then */
+/* a big block of `bytes` usable bytes that thp_large.c tracks was made
+ * (freed 0) or freed (1): the rule weighs the heap outside such blocks */
+void hp_promote_big_blocks(size_t bytes, int freed);
 void hp_promote_describe(struct hp_buf *b);     /* "; heap promotion: ..." */
 /* What the promotion did so far (the promote.* keys of the report;
  * state: enum hp_promote_state, policy/hp_policy.h). */
@@ -325,6 +328,7 @@ struct hp_promote_report {
 	uint64_t min;                   /* bytes resident that promote (0: never) */
 	uint64_t samples;               /* heap samples taken */
 	uint64_t resident, mapped;      /* the heap now: resident (mincore) of what the allocator mapped */
+	uint64_t big_blocks;            /* bytes of the live big blocks thp_large.c tracks, now */
 	uint64_t sample_resident, sample_mapped;   /* ... at the last sample */
 	uint64_t at_resident, at_mapped;           /* ... at the promotion (0 before) */
 	uint64_t advised;               /* bytes advised MADV_HUGEPAGE by the promotion */

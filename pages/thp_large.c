@@ -61,11 +61,24 @@ void hp_thp_large_set_swap(hp_ops_swap_fn swap)
 	swap_ops = swap;
 }
 
+/* a big block tracked: its bytes are left out of the heap promotion's
+ * figures (the threshold's rule covers them), until forget_big */
 static void remember(void *p)
 {
-	hp_advised_set_put(p);
+	if (hp_advised_set_put(p))
+		hp_promote_big_blocks(inner.usable_size(p), 0);
 	if (!atomic_load_explicit(&swapped, memory_order_relaxed) && !atomic_exchange(&swapped, 1) && swap_ops)
 		swap_ops(published, &with_free);
+}
+
+/* 1: p was a tracked big block (now forgotten); *had its usable bytes */
+static int forget_big(void *p, size_t *had)
+{
+	if (!hp_advised_set_forget(p))
+		return 0;
+	*had = inner.usable_size(p);
+	hp_promote_big_blocks(*had, 1);
+	return 1;
 }
 
 void *hp_thp_large_advise(void *p, size_t n)
@@ -154,8 +167,8 @@ static void *large_calloc(size_t c, size_t n)
 
 static void large_free(void *p)
 {
-	if (p && hp_advised_set_maybe(p) && hp_advised_set_forget(p)) {
-		size_t n = inner.usable_size(p);
+	size_t n;
+	if (p && hp_advised_set_maybe(p) && forget_big(p, &n)) {
 		if (traits.withdraw_on_free)
 			hp_pages_unadvise_thp(p, n);
 		if (traits.freed_big)
@@ -170,16 +183,15 @@ static void *large_realloc(void *p, size_t n)
 {
 	if (p == NULL)
 		return large_malloc(n);
-	if (traits.withdraw_on_free && hp_advised_set_forget(p)) {
-		size_t had = inner.usable_size(p);
+	size_t had;
+	if (traits.withdraw_on_free && forget_big(p, &had)) {
 		hp_pages_unadvise_thp(p, had);  /* advised again below if it stays big */
 		void *q = realloc_advised(p, n);
 		if (!q)
 			hp_thp_large_advise(p, had);    /* failed: the block the caller keeps is as it was */
 		return q;
 	}
-	if (traits.freed_big && hp_advised_set_maybe(p) && hp_advised_set_forget(p)) {
-		size_t had = inner.usable_size(p);
+	if (traits.freed_big && hp_advised_set_maybe(p) && forget_big(p, &had)) {
 		void *q = realloc_advised(p, n);        /* tracks q again if it is big */
 		if (!q)
 			remember(p);            /* failed: p stays, tracked as before */

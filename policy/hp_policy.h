@@ -360,16 +360,18 @@ int hp_mthp_segments(uint64_t first, uint64_t last, uint64_t page, uint64_t pmd,
 /* ---- heap promotion (promote.c): one heap sample -> a verdict; pure ---- */
 enum hp_promote_verdict {
 	HP_PROMOTE_NEVER,       /* not for this plan (promote_min 0) */
-	HP_PROMOTE_SMALL,       /* wait: resident below promote_min */
+	HP_PROMOTE_SMALL,       /* wait: resident outside big blocks below promote_min */
 	HP_PROMOTE_SPARSE,      /* wait: resident below half of what the allocator mapped */
 	HP_PROMOTE_NOW          /* advise the allocator's new memory MADV_HUGEPAGE from now on */
 };
 #define HP_PROMOTE_DENSE_PCT 50
-/* resident: the resident bytes of the allocator's own mappings (mincore,
- * pages/heap_promote.c); mapped: the
- * bytes the allocator has mapped and not unmapped.  The verdict, and
- * in why (cap bytes) the numbers it was taken on. */
-int hp_promote_decide(uint64_t promote_min, uint64_t resident, uint64_t mapped, char *why, size_t cap);
+/* One sample of the heap (pages/heap_promote.c): resident, the resident
+ * bytes of the allocator's own mappings (mincore); mapped, the bytes the
+ * allocator has mapped and not unmapped; big, the usable bytes of the live
+ * blocks of at least the threshold among them. */
+struct hp_heap_sample { uint64_t resident, mapped, big; };
+/* The verdict, and in why (cap bytes) the numbers it was taken on. */
+int hp_promote_decide(uint64_t promote_min, const struct hp_heap_sample *h, char *why, size_t cap);
 /* What the promotion did so far (pages/heap_promote.c, the promote.* keys). */
 enum hp_promote_state {
 	HP_PROMOTE_STATE_OFF,           /* not for this plan: reason = the plan's */

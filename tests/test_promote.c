@@ -1,6 +1,6 @@
 /* test_promote.c - auto's whole-heap THP once the heap is large and dense
  * (policy/promote.c, pages/heap_promote.c), read back from the kernel.
- * usage: test_promote dense|off|small|sparse|ownmap|costly
+ * usage: test_promote dense|off|small|sparse|ownmap|costly|big|bigdense
  *   (HUGEPOLICY_BACKEND=jemalloc|mimalloc, HUGEPOLICY_PAGES=auto; THP
  *   enabled madvise or always, else exit 77)
  *
@@ -23,7 +23,14 @@
  *   heap is still sparse ("heap sparse", no "hg"), since the program's own
  *   memory is not the allocator's (counted as the process's anonymous
  *   resident memory, the heap looked 75 % dense and was promoted), and the
- *   report's promote.resident says at most 400 MiB of the heap is resident. */
+ *   report's promote.resident says at most 400 MiB of the heap is resident;
+ * - big: 24 filled blocks of 16 MiB (each over the threshold: advised on
+ *   its own), then the small heap: waiting ("heap small"), no "hg" on the
+ *   last small block, promote.big_blocks at least 384 MiB (the big blocks
+ *   counted in, the heap looked large and dense and was promoted);
+ * - bigdense: the big blocks, then the dense heap: promoted, at the latest
+ *   by a sample that a later big block brings (a heap that fills what the
+ *   allocator mapped earlier maps nothing new: jemalloc's extents). */
 #define _GNU_SOURCE
 #include "check.h"
 #include "report_keys.h"
@@ -34,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define KIB 1024u
 #define MIB (1024u * 1024u)
@@ -71,6 +79,13 @@ static int advised(const void *p)
 	return strstr(flags, " hg") != NULL;
 }
 
+static int promoted_now(void)
+{
+	static char rep[16384];
+	report_text(rep, sizeof rep);
+	return report_is(rep, "promote.state", "promoted");
+}
+
 /* n blocks of 64 KiB, `touch` bytes of each written; the last one */
 static unsigned char *fill(unsigned char **keep, size_t n, size_t touch)
 {
@@ -93,6 +108,15 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	int own = strcmp(mode, "ownmap") == 0, sparse = own || strcmp(mode, "sparse") == 0;
+	int big = strcmp(mode, "big") == 0 || strcmp(mode, "bigdense") == 0;
+	enum { BIG_BLOCKS = 24 };
+	unsigned char *bigs[BIG_BLOCKS] = { 0 };
+	for (int i = 0; big && i < BIG_BLOCKS; i++) {
+		bigs[i] = malloc(16 * (size_t)MIB);
+		CHECK(bigs[i] != NULL);
+		if (bigs[i])
+			memset(bigs[i], i + 1, 16 * (size_t)MIB);
+	}
 	if (own) {
 		size_t len = 512 * (size_t)MIB;
 		unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -100,13 +124,20 @@ int main(int argc, char **argv)
 		if (m != MAP_FAILED)
 			memset(m, 1, len);      /* kept to the end: the process's, not the heap's */
 	}
-	size_t n = strcmp(mode, "small") == 0 ? 48 * 16 : sparse ? 1024 * 16 : 256 * 16;
+	int small = strcmp(mode, "small") == 0 || strcmp(mode, "big") == 0;
+	size_t n = small ? 48 * 16 : sparse ? 1024 * 16 : 256 * 16;
 	size_t touch = sparse ? 16 * KIB : 64 * KIB;
 	unsigned char **keep = calloc(n, sizeof *keep);
 	CHECK(keep != NULL);
 	if (!keep)
 		return check_result("test_promote");
 	unsigned char *last = fill(keep, n, touch);
+	/* bigdense: big blocks keep coming, up to 2 s, a sample at most every
+	 * 20 ms (or 100 times what one cost) among them */
+	for (int i = 0; strcmp(mode, "bigdense") == 0 && i < 100 && !promoted_now(); i++) {
+		free(malloc(16 * (size_t)MIB));
+		usleep(20 * 1000);
+	}
 	long long huge = rollup_kb("AnonHugePages:"), rss = rollup_kb("Rss:");
 	int hg = last && advised(last);
 	char rep[16384], state[32] = "", reason[400] = "";
@@ -117,9 +148,17 @@ int main(int argc, char **argv)
 	printf("%s: %zu blocks of 64 KiB, %zu B of each written: Rss %lld kB, AnonHugePages %lld kB, last block's "
 	       "mapping %s\n", mode, n, touch, rss, huge, hg ? "advised (hg)" : "not advised");
 	printf("report: promote.state %s, promote.reason %s, promote.resident %lld\n", state, reason, now_resident);
-	if (strcmp(mode, "dense") == 0) {
+	long long big_blocks = report_num(rep, "promote.big_blocks");
+	if (big) {
+		printf("report: promote.big_blocks %lld\n", big_blocks);
+		CHECK_MSG(big_blocks >= BIG_BLOCKS * 16 * (long long)MIB, "promote.big_blocks %lld for %d live blocks of "
+			  "16 MiB", big_blocks, BIG_BLOCKS);
+	}
+	if (strcmp(mode, "dense") == 0 || strcmp(mode, "bigdense") == 0) {
 		CHECK_MSG(strcmp(state, "promoted") == 0, "not promoted");
 		CHECK_MSG(report_num(rep, "promote.at_resident") >= 128 * (long long)MIB, "promote.at_resident");
+		CHECK_MSG(now_resident >= 128 * (long long)MIB, "the report's heap now: %lld B resident after the "
+			  "promotion", now_resident);
 		CHECK_MSG(hg, "a block allocated after the promotion is in a mapping without MADV_HUGEPAGE");
 		CHECK_MSG(huge >= 64 * 1024, "only %lld kB AnonHugePages", huge);
 	} else {
@@ -136,7 +175,7 @@ int main(int argc, char **argv)
 				  "promotion not off in the report");
 			CHECK_MSG(strstr(reason, "not promoted") != NULL, "the report does not say why");
 			CHECK_MSG(huge < 16 * 1024, "%lld kB AnonHugePages with promotion off", huge);
-		} else if (strcmp(mode, "small") == 0) {
+		} else if (small) {
 			CHECK_MSG(strcmp(state, "waiting") == 0 && strstr(reason, "heap small") != NULL,
 				  "the report does not say the heap is small");
 		} else if (!own) {
@@ -154,5 +193,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		free(keep[i]);
 	free(keep);
+	for (int i = 0; i < BIG_BLOCKS; i++)
+		free(bigs[i]);
 	return check_result("test_promote");
 }

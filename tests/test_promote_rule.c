@@ -10,12 +10,14 @@
 
 #define MIB ((uint64_t)1 << 20)
 
-static void row(uint64_t min, uint64_t res, uint64_t mapped, int want, const char *says)
+static void row(uint64_t min, uint64_t res, uint64_t mapped, uint64_t big, int want, const char *says)
 {
 	char why[224] = "";
-	int got = hp_promote_decide(min, res, mapped, why, sizeof why);
-	printf("min %llu MiB, resident %llu MiB, mapped %llu MiB -> %d: %s\n", (unsigned long long)(min / MIB),
-	       (unsigned long long)(res / MIB), (unsigned long long)(mapped / MIB), got, why);
+	struct hp_heap_sample h = { res, mapped, big };
+	int got = hp_promote_decide(min, &h, why, sizeof why);
+	printf("min %llu MiB, resident %llu MiB, mapped %llu MiB, big %llu MiB -> %d: %s\n",
+	       (unsigned long long)(min / MIB), (unsigned long long)(res / MIB), (unsigned long long)(mapped / MIB),
+	       (unsigned long long)(big / MIB), got, why);
 	CHECK_MSG(got == want, "verdict %d, want %d", got, want);
 	CHECK_MSG(strstr(why, says) != NULL, "'%s' does not say '%s'", why, says);
 }
@@ -41,13 +43,19 @@ static void plan(int backend, int pages, uint64_t promote, int thp_enabled, uint
 
 int main(void)
 {
-	row(0, 512 * MIB, 512 * MIB, HP_PROMOTE_NEVER, "off");
-	row(128 * MIB, 100 * MIB, 120 * MIB, HP_PROMOTE_SMALL, "100 MiB resident of 120 MiB mapped (83 %), below 128 MiB");
-	row(128 * MIB, 128 * MIB - 1, 128 * MIB, HP_PROMOTE_SMALL, "heap small");
-	row(128 * MIB, 200 * MIB, 401 * MIB, HP_PROMOTE_SPARSE, "200 MiB resident of 401 MiB mapped");
-	row(128 * MIB, 200 * MIB, 400 * MIB, HP_PROMOTE_NOW, "promoted at 200 MiB resident of 400 MiB mapped (50 %)");
-	row(128 * MIB, 128 * MIB, 128 * MIB, HP_PROMOTE_NOW, "(100 %)");
-	row(128 * MIB, 0, 0, HP_PROMOTE_SMALL, "heap small");
+	row(0, 512 * MIB, 512 * MIB, 0, HP_PROMOTE_NEVER, "off");
+	row(128 * MIB, 100 * MIB, 120 * MIB, 0, HP_PROMOTE_SMALL, "100 MiB resident outside 0 MiB of big blocks, below 128 MiB");
+	row(128 * MIB, 128 * MIB - 1, 128 * MIB, 0, HP_PROMOTE_SMALL, "heap small");
+	row(128 * MIB, 200 * MIB, 401 * MIB, 0, HP_PROMOTE_SPARSE, "200 MiB resident of 401 MiB mapped");
+	row(128 * MIB, 200 * MIB, 400 * MIB, 0, HP_PROMOTE_NOW, "promoted at 200 MiB resident of 400 MiB mapped (50 %)");
+	row(128 * MIB, 128 * MIB, 128 * MIB, 0, HP_PROMOTE_NOW, "(100 %)");
+	row(128 * MIB, 0, 0, 0, HP_PROMOTE_SMALL, "heap small");
+	/* big blocks: large only by what lies outside them, dense with them */
+	row(128 * MIB, 400 * MIB, 420 * MIB, 370 * MIB, HP_PROMOTE_SMALL,
+	    "30 MiB resident outside 370 MiB of big blocks, below 128 MiB");
+	row(128 * MIB, 500 * MIB, 900 * MIB, 300 * MIB, HP_PROMOTE_NOW, "(55 %), 200 MiB outside big blocks");
+	row(128 * MIB, 500 * MIB, 1100 * MIB, 300 * MIB, HP_PROMOTE_SPARSE, "500 MiB resident of 1100 MiB mapped");
+	row(128 * MIB, 100 * MIB, 100 * MIB, 200 * MIB, HP_PROMOTE_SMALL, "0 MiB resident outside");
 
 	struct hp_options d;
 	hp_options_defaults(&d);

@@ -241,6 +241,7 @@ static int mimalloc_init(const struct hp_plan *plan, const struct hp_alloc_ops *
 	*out = &mi_ops;
 	hp_mimalloc_os_nohuge(plan->thp_small_nohuge);
 	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
+	hp_promote_init(plan);  /* its segments come through mimalloc_os.c; the plan's reason where it never promotes */
 	if (os_hooked != 0 && os_hooked != EAGAIN && pool_allowed) {
 		pool_allowed = 0;
 		hp_say("MIMALLOC_LARGE_OS_PAGES: hugepolicy cannot reach mimalloc's mmap (%s): its "
@@ -268,7 +269,6 @@ static int mimalloc_init(const struct hp_plan *plan, const struct hp_alloc_ops *
 		*out = &tlb_ops;
 	} else if (large_scope) {
 		large_threshold = (size_t)plan->threshold;
-		hp_promote_init(plan);          /* its segments come through mimalloc_os.c */
 		hp_thp_large_init(&mi_ops, &mi_traits, large_threshold, plan->verbose, &large_ops);
 		*out = &large_ops;
 	}
