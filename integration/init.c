@@ -158,6 +158,7 @@ static int start_backend(const struct hp_backend *be, const struct hp_options *o
 	 * opt.thp=never turns auto off); the backend's start above mapped with
 	 * the plan made before them */
 	hp_thp_mid_init(&hp_rt.plan);
+	hp_promote_init(&hp_rt.plan);   /* the plan's promotion, or why not, whatever the backend */
 	return be->init(&hp_rt.plan, ops);
 }
 

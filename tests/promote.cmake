@@ -50,3 +50,13 @@ foreach(BE jemalloc mimalloc)
     endforeach()
   endforeach()
 endforeach()
+# the report says why the heap is promoted or not, for every backend and
+# mode (system and mimalloc under off said nothing: promote.reason empty)
+foreach(BE system jemalloc mimalloc)
+  foreach(MODE off thp auto)
+    set(T ${BE}_${MODE}_report_says_why_the_heap_is_or_is_not_promoted)
+    add_test(NAME ${T} COMMAND sh -c "out=$(\"$1\" run --stats text -- true 2>&1); echo \"$out\" | grep 'promote\\.'; echo \"$out\" | grep -Eq '^ *promote\\.reason +[a-z]'"
+      sh $<TARGET_FILE:hugepolicy-cli>)
+    set_tests_properties(${T} PROPERTIES ENVIRONMENT "HUGEPOLICY_BACKEND=${BE};HUGEPOLICY_PAGES=${MODE}")
+  endforeach()
+endforeach()

@@ -241,7 +241,6 @@ static int mimalloc_init(const struct hp_plan *plan, const struct hp_alloc_ops *
 	*out = &mi_ops;
 	hp_mimalloc_os_nohuge(plan->thp_small_nohuge);
 	int large_scope = plan->pages == HP_PAGES_THP && plan->thp_scope == HP_THP_LARGE;
-	hp_promote_init(plan);  /* its segments come through mimalloc_os.c; the plan's reason where it never promotes */
 	if (os_hooked != 0 && os_hooked != EAGAIN && pool_allowed) {
 		pool_allowed = 0;
 		hp_say("MIMALLOC_LARGE_OS_PAGES: hugepolicy cannot reach mimalloc's mmap (%s): its "
