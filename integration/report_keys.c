@@ -326,6 +326,8 @@ static const struct key keys[] = {
 	FIELD(NUM, "fault.measurements", fault.measurements, FAULT),
 	FIELD(NUM, "fault.blocks_thp", fault.blocks_thp, FAULT),
 	FIELD(NUM, "fault.blocks_base", fault.blocks_base, FAULT),
+	FIELD(NUM, "fault.probes", fault.probes, FAULT),
+	FIELD(NUM, "fault.probes_base", fault.probes_base, FAULT),
 
 	FIELD(NUM, "region.count", st.region_count, 0),
 	FIELD(NUM, "region.hugetlb_bytes", st.region_hugetlb_bytes, 0),

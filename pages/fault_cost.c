@@ -6,7 +6,12 @@
  * Under HP_ADAPT_MEASURE the first verdict asked for measures, and a
  * measurement older than HP_FAULT_COST_STALE_MS is taken again by the one
  * thread that wins a compare-and-swap; the others meanwhile use the last
- * one.  The costs are running means (each new measurement weighs half),
+ * one.  Between measurements, an advised big block's own first THP fault
+ * is made and timed (hp_fault_cost_probe, at most every
+ * HP_FAULT_PROBE_MS): what the blocks really pay, where a measurement on
+ * memory of its own may find a huge page warm that the blocks find cold,
+ * or the other way round; a block whose fault did not pay is counted on
+ * base pages.  The costs are running means (each new measurement weighs half),
  * kept as separate atomics: a reader racing a new measurement may mix its
  * base and THP figures for that one verdict.
  * Nothing here allocates; it runs inside malloc.
@@ -16,6 +21,7 @@
 
 #include <stdatomic.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t now_ns(void)
 {
@@ -29,7 +35,9 @@ static struct hp_fault_costs pinned;
 static _Atomic uint64_t base_ns, thp_ns, measured_at_ns;
 static atomic_int got_thp, measuring;
 static atomic_uint per_huge;
-static atomic_size_t measurements, thp_blocks, base_blocks;
+static atomic_size_t measurements, thp_blocks, base_blocks, probes, probes_base;
+static _Atomic uint64_t probed_at_ns;
+static atomic_int said;                 /* verbose lines on blocks so far */
 static atomic_int last_block_verdict = -1;
 static int verbose;
 
@@ -99,11 +107,59 @@ int hp_fault_cost_block(size_t n)
 	int go = hp_thp_pays_go(v);
 	atomic_fetch_add_explicit(go ? &thp_blocks : &base_blocks, 1, memory_order_relaxed);
 	hp_live_changed();
-	/* said when the verdict changes, at most 16 times */
-	static atomic_int said;
+	/* said when the verdict changes, at most 16 times (with the probes' withdrawals) */
 	if (verbose && atomic_exchange(&last_block_verdict, v) != v && atomic_fetch_add(&said, 1) < 16)
 		hp_say("THP: blocks >= threshold %s from a block of %zu bytes on: %s",
 		       go ? "on THP" : "on base pages", n, why);
+	return go;
+}
+
+/* A measurement on the process's own mapping can find a huge page the
+ * kernel has warm while the blocks get memory the host took back (or the
+ * other way round); the block's own first huge page is what its fill pays. */
+int hp_fault_cost_probe(void *p, size_t n)
+{
+	if (adapt != HP_ADAPT_MEASURE)
+		return 1;
+	uint64_t t = now_ns(), at = atomic_load_explicit(&probed_at_ns, memory_order_relaxed);
+	if (t - at < (uint64_t)HP_FAULT_PROBE_MS * 1000000u ||
+	    !atomic_compare_exchange_strong(&probed_at_ns, &at, t))
+		return 1;
+	uintptr_t lo = ((uintptr_t)p + HP_HUGE_2M - 1) & ~(uintptr_t)(HP_HUGE_2M - 1);
+	if (lo + HP_HUGE_2M > (uintptr_t)p + n)
+		return 1;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	_Atomic unsigned char *first = (_Atomic unsigned char *)lo, *next = (_Atomic unsigned char *)(lo + page);
+	/* an atomic add of 0 is a write that leaves what is there, as the
+	 * caller's own content (realloc) and other threads may need */
+	long f0 = hp_fault_thread_faults();
+	uint64_t t0 = hp_fault_thread_ns();
+	atomic_fetch_add_explicit(first, 0, memory_order_relaxed);
+	uint64_t ns = hp_fault_thread_ns() - t0;
+	long f1 = hp_fault_thread_faults();
+	atomic_fetch_add_explicit(next, 0, memory_order_relaxed);
+	long f2 = hp_fault_thread_faults();
+	/* a sample only for a huge page faulted in just now: one fault (two
+	 * if an interrupt's landed between), none for the next base page */
+	if (f0 < 0 || f1 - f0 < 1 || f1 - f0 > 2 || f2 != f1)
+		return 1;
+	atomic_fetch_add(&probes, 1);
+	struct hp_fault_costs c;
+	current(&c);
+	atomic_store(&thp_ns, c.thp_ns ? (c.thp_ns + ns) / 2 : ns);
+	c.thp_ns = ns ? ns : 1;
+	c.got_thp = 1;
+	char why[160];
+	int go = hp_thp_pays_go(hp_thp_pays(adapt, &c, 100, why, sizeof why));
+	if (!go) {
+		/* counted where it goes: base pages after all */
+		atomic_fetch_add(&probes_base, 1);
+		atomic_fetch_sub(&thp_blocks, 1);
+		atomic_fetch_add(&base_blocks, 1);
+		if (verbose && atomic_fetch_add(&said, 1) < 16)
+			hp_say("THP: a block of %zu bytes back on base pages, its own first huge page: %s", n, why);
+	}
+	hp_live_changed();
 	return go;
 }
 
@@ -114,6 +170,8 @@ void hp_fault_cost_read(struct hp_fault_cost_report *r)
 	r->measurements = atomic_load(&measurements);
 	r->blocks_thp = atomic_load(&thp_blocks);
 	r->blocks_base = atomic_load(&base_blocks);
+	r->probes = atomic_load(&probes);
+	r->probes_base = atomic_load(&probes_base);
 	r->verdict = hp_thp_pays(adapt, &r->costs, 100, r->why, sizeof r->why);
 	if (adapt == HP_ADAPT_MEASURE && !r->measurements)
 		hp_strlcpy(r->why, "not measured yet (no block >= threshold)", sizeof r->why);

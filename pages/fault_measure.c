@@ -25,14 +25,14 @@
 
 /* this thread's CPU time: a fault is the thread's own time (a host's fault
  * under it too: the vCPU stalls), and time it spends preempted is not */
-static uint64_t now_ns(void)
+uint64_t hp_fault_thread_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static long thread_faults(void)
+long hp_fault_thread_faults(void)
 {
 	struct rusage ru;
 	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt : -1;
@@ -46,10 +46,10 @@ static uint64_t base_fault_ns(size_t page, unsigned pages)
 	if (p == MAP_FAILED)
 		return 0;
 	madvise((void *)p, len, MADV_NOHUGEPAGE);   /* advice: a refusal leaves `never`/`madvise` hosts as they are */
-	uint64_t t0 = now_ns();
+	uint64_t t0 = hp_fault_thread_ns();
 	for (size_t off = 0; off < len; off += page)
 		p[off] = 1;
-	uint64_t ns = (now_ns() - t0) / pages;
+	uint64_t ns = (hp_fault_thread_ns() - t0) / pages;
 	munmap((void *)p, len);
 	return ns ? ns : 1;
 }
@@ -79,13 +79,13 @@ static uint64_t thp_fault_ns(size_t page, int *got)
 	volatile unsigned char *p = map_huge_aligned();
 	if (!p)
 		return 0;
-	long f0 = thread_faults();
-	uint64_t t0 = now_ns();
+	long f0 = hp_fault_thread_faults();
+	uint64_t t0 = hp_fault_thread_ns();
 	p[0] = 1;
-	uint64_t ns = now_ns() - t0;
+	uint64_t ns = hp_fault_thread_ns() - t0;
 	for (size_t off = page; off < HP_HUGE_2M; off += page)
 		p[off] = 1;
-	long f1 = thread_faults();
+	long f1 = hp_fault_thread_faults();
 	/* a huge page: 1 fault (2 if an interrupt's page fault landed between) */
 	*got = f0 >= 0 && f1 >= 0 && f1 - f0 <= 2;
 	munmap((void *)p, HP_HUGE_2M);

@@ -288,6 +288,8 @@ void hp_thp_own_memory_nohuge(void);
 /* Measure now: base-page faults and thp_pages THP faults (each faulted
  * again once freed when warm: thp_warm_ns); 0, or ENOMEM if refused. */
 int hp_fault_cost_measure(struct hp_fault_costs *c, unsigned thp_pages, int warm);
+uint64_t hp_fault_thread_ns(void);      /* this thread's CPU time, ns */
+long hp_fault_thread_faults(void);      /* this thread's minor faults so far, -1 if unknown */
 void hp_fault_cost_init(const struct hp_plan *plan);   /* adapt and pinned costs */
 int hp_fault_cost_adapts(void);                        /* 0: HP_ADAPT_OFF */
 /* The verdict (enum hp_pays_verdict) for memory density_pct % touched,
@@ -296,11 +298,20 @@ int hp_fault_cost_verdict(unsigned density_pct, char *why, size_t cap);
 /* A block of n bytes >= threshold: 1 if it gets THP (counted, said on a
  * change under VERBOSE) */
 int hp_fault_cost_block(size_t n);
+/* [p, p+n) was just advised MADV_HUGEPAGE as a big block: under
+ * HUGEPOLICY_FAULT_COST=measure, at most every HP_FAULT_PROBE_MS, the
+ * first touch of its first whole huge page is made here and timed (a
+ * write of what is there: the content stays), the one THP fault the
+ * caller's fill would take first; its cost joins the running mean.  0:
+ * that fault cost more than the base faults it replaces (the caller takes
+ * the advice back), 1 otherwise (no probe, or it paid). */
+int hp_fault_cost_probe(void *p, size_t n);
 /* what the report says of them (fault.* keys) */
 struct hp_fault_cost_report {
 	int adapt, verdict;             /* enum hp_adapt, enum hp_pays_verdict for a filled block */
 	struct hp_fault_costs costs;    /* in force now: the running means, or pinned */
 	uint64_t measurements, blocks_thp, blocks_base;
+	uint64_t probes, probes_base;   /* big blocks whose own THP fault was timed; those it did not pay in */
 	char why[160];
 };
 void hp_fault_cost_read(struct hp_fault_cost_report *r);

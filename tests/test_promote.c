@@ -35,6 +35,7 @@
 #include "check.h"
 #include "report_keys.h"
 #include "smaps_vma.h"
+#include "thp_enabled.h"
 
 #include <hugepolicy.h>
 #include <stdio.h>
@@ -58,18 +59,6 @@ static long long rollup_kb(const char *field)
 	if (f)
 		fclose(f);
 	return kb;
-}
-
-static int thp_on(void)
-{
-	char buf[128] = "";
-	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof buf, f))
-		buf[0] = 0;
-	fclose(f);
-	return strstr(buf, "[always]") || strstr(buf, "[madvise]");
 }
 
 static int advised(const void *p)
@@ -103,7 +92,7 @@ static unsigned char *fill(unsigned char **keep, size_t n, size_t touch)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "dense";
-	if (!thp_on()) {
+	if (!thp_enabled_now()) {
 		printf("SKIP: THP is not enabled (madvise or always)\n");
 		return 77;
 	}

@@ -1,0 +1,99 @@
+/* test_fault_probe.c - auto times a big block's own first THP fault and
+ * takes the advice back where that fault cost more than the base faults
+ * it replaces (pages/fault_cost.c, hp_fault_cost_probe), read back from
+ * the report and /proc/self/smaps.
+ * usage: test_fault_probe slow|pinned   (HUGEPOLICY_PAGES=auto; THP
+ *   enabled madvise or always, else exit 77)
+ *
+ * - slow (HUGEPOLICY_FAULT_COST=measure under slow_thp_fault.so, which
+ *   makes that fault look 50 ms long): a 16 MiB block, filled: the report
+ *   counts one probe that did not pay and the block on base pages; the
+ *   block's mapping is MADV_NOHUGEPAGE ("nh") and holds the one huge page
+ *   the probe faulted in (2048 kB AnonHugePages); a second block, 5 ms
+ *   later, is on base pages too (no "hg", both counted as base);
+ * - pinned (HUGEPOLICY_FAULT_COST=2,200): no probe; the block advised
+ *   ("hg") and at least 8 MiB of it huge. */
+#define _GNU_SOURCE
+#include "check.h"
+#include "report_keys.h"
+#include "smaps_vma.h"
+#include "thp_enabled.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MIB ((size_t)1 << 20)
+
+static int vm_flag(const void *p, const char *flag)
+{
+	char flags[512] = "";
+	CHECK(smaps_vma_field(p, "VmFlags:", flags, sizeof flags));
+	return strstr(flags, flag) != NULL;
+}
+
+static long huge_kb(const void *p)
+{
+	char line[512] = "";
+	long kb = -1;
+	if (smaps_vma_field(p, "AnonHugePages:", line, sizeof line))
+		sscanf(line, "AnonHugePages: %ld", &kb);
+	return kb;
+}
+
+static unsigned char *filled(size_t n, int c)
+{
+	unsigned char *p = malloc(n);
+	CHECK(p != NULL);
+	if (p)
+		memset(p, c, n);
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "slow";
+	if (!thp_enabled_now()) {
+		printf("SKIP: THP is not enabled (madvise or always)\n");
+		return 77;
+	}
+	unsigned char *a = filled(16 * MIB, 0x11);
+	char rep[16384];
+	report_text(rep, sizeof rep);
+	long long probes = report_num(rep, "fault.probes"), probes_base = report_num(rep, "fault.probes_base");
+	long a_huge = huge_kb(a + 8 * MIB);
+	int a_hg = vm_flag(a + 8 * MIB, " hg"), a_nh = vm_flag(a + 8 * MIB, " nh");
+	printf("%s: block a: AnonHugePages %ld kB, %s; fault.probes %lld, fault.probes_base %lld, fault.blocks_thp "
+	       "%lld, fault.blocks_base %lld\n", mode, a_huge, a_hg ? "hg" : a_nh ? "nh" : "no advice", probes,
+	       probes_base, report_num(rep, "fault.blocks_thp"), report_num(rep, "fault.blocks_base"));
+	if (strcmp(mode, "pinned") == 0) {
+		CHECK_MSG(probes == 0, "a probe at pinned costs");
+		CHECK_MSG(a_hg, "the block is not advised");
+		CHECK_MSG(a_huge >= 8 * 1024, "only %ld kB of the block huge", a_huge);
+	} else {
+		if (probes == 0 && a_huge <= 0) {
+			printf("SKIP: the kernel gave the block no huge page to time\n");
+			free(a);
+			return 77;
+		}
+		CHECK_MSG(probes == 1 && probes_base == 1, "the block's slow first THP fault was not counted");
+		CHECK_MSG(a_nh && !a_hg, "the block's advice was not taken back");
+		CHECK_MSG(a_huge == 2048, "%ld kB of the block huge, not just the probe's page", a_huge);
+		usleep(5000);
+		unsigned char *b = filled(16 * MIB, 0x22);
+		report_text(rep, sizeof rep);
+		printf("block b: AnonHugePages %ld kB, %s; fault.blocks_thp %lld, fault.blocks_base %lld, fault.verdict "
+		       "%s\n", huge_kb(b + 8 * MIB), vm_flag(b + 8 * MIB, " hg") ? "hg" : "not hg",
+		       report_num(rep, "fault.blocks_thp"), report_num(rep, "fault.blocks_base"),
+		       report_is(rep, "fault.verdict", "yes") ? "yes" : "not yes");
+		CHECK_MSG(!vm_flag(b + 8 * MIB, " hg"), "the second block is advised");
+		CHECK_MSG(report_num(rep, "fault.blocks_thp") == 0 && report_num(rep, "fault.blocks_base") == 2,
+			  "the blocks are not counted on base pages");
+		CHECK(b && b[0] == 0x22 && b[16 * MIB - 1] == 0x22);
+		free(b);
+	}
+	CHECK(a && a[0] == 0x11 && a[16 * MIB - 1] == 0x11);
+	free(a);
+	return check_result("test_fault_probe");
+}
