@@ -36,7 +36,7 @@ static _Atomic uint64_t base_ns, thp_ns, measured_at_ns;
 static atomic_int got_thp, measuring;
 static atomic_uint per_huge;
 static atomic_size_t measurements, thp_blocks, base_blocks, probes, probes_base;
-static _Atomic uint64_t probed_at_ns;
+static _Atomic uint64_t probed_at_ns, retried_at_ns;
 static atomic_int said;                 /* verbose lines on blocks so far */
 static atomic_int last_block_verdict = -1;
 static int verbose;
@@ -105,6 +105,14 @@ int hp_fault_cost_block(size_t n)
 	char why[160];
 	int v = hp_fault_cost_verdict(100, verbose ? why : NULL, sizeof why);
 	int go = hp_thp_pays_go(v);
+	/* base faults cheaper, by a mean the blocks' own cold faults may have
+	 * raised: now and then a block is tried again, its own fault timed */
+	if (!go && v == HP_PAYS_NO && adapt == HP_ADAPT_MEASURE) {
+		uint64_t t = now_ns(), at = atomic_load_explicit(&retried_at_ns, memory_order_relaxed);
+		if (t - at >= (uint64_t)HP_FAULT_RETRY_MS * 1000000u &&
+		    atomic_compare_exchange_strong(&retried_at_ns, &at, t))
+			go = 2;
+	}
 	atomic_fetch_add_explicit(go ? &thp_blocks : &base_blocks, 1, memory_order_relaxed);
 	hp_live_changed();
 	/* said when the verdict changes, at most 16 times (with the probes' withdrawals) */
@@ -117,17 +125,18 @@ int hp_fault_cost_block(size_t n)
 /* A measurement on the process's own mapping can find a huge page the
  * kernel has warm while the blocks get memory the host took back (or the
  * other way round); the block's own first huge page is what its fill pays. */
-int hp_fault_cost_probe(void *p, size_t n)
+int hp_fault_cost_probe(void *p, size_t n, int retry)
 {
 	if (adapt != HP_ADAPT_MEASURE)
 		return 1;
 	uint64_t t = now_ns(), at = atomic_load_explicit(&probed_at_ns, memory_order_relaxed);
-	if (t - at < (uint64_t)HP_FAULT_PROBE_MS * 1000000u ||
-	    !atomic_compare_exchange_strong(&probed_at_ns, &at, t))
+	if (!retry && (t - at < (uint64_t)HP_FAULT_PROBE_MS * 1000000u ||
+		       !atomic_compare_exchange_strong(&probed_at_ns, &at, t)))
 		return 1;
+	int unsampled = !retry;         /* a retry keeps THP only on a sample that pays */
 	uintptr_t lo = ((uintptr_t)p + HP_HUGE_2M - 1) & ~(uintptr_t)(HP_HUGE_2M - 1);
 	if (lo + HP_HUGE_2M > (uintptr_t)p + n)
-		return 1;
+		return unsampled;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	_Atomic unsigned char *first = (_Atomic unsigned char *)lo, *next = (_Atomic unsigned char *)(lo + page);
 	/* an atomic add of 0 is a write that leaves what is there, as the
@@ -142,7 +151,7 @@ int hp_fault_cost_probe(void *p, size_t n)
 	/* a sample only for a huge page faulted in just now: one fault (two
 	 * if an interrupt's landed between), none for the next base page */
 	if (f0 < 0 || f1 - f0 < 1 || f1 - f0 > 2 || f2 != f1)
-		return 1;
+		return unsampled;
 	atomic_fetch_add(&probes, 1);
 	struct hp_fault_costs c;
 	current(&c);

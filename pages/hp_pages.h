@@ -297,15 +297,16 @@ int hp_fault_cost_adapts(void);                        /* 0: HP_ADAPT_OFF */
 int hp_fault_cost_verdict(unsigned density_pct, char *why, size_t cap);
 /* A block of n bytes >= threshold: 1 if it gets THP (counted, said on a
  * change under VERBOSE) */
-int hp_fault_cost_block(size_t n);
+int hp_fault_cost_block(size_t n);     /* 2: a retry against a NO (hp_fault_cost_probe) */
 /* [p, p+n) was just advised MADV_HUGEPAGE as a big block: under
- * HUGEPOLICY_FAULT_COST=measure, at most every HP_FAULT_PROBE_MS, the
- * first touch of its first whole huge page is made here and timed (a
- * write of what is there: the content stays), the one THP fault the
- * caller's fill would take first; its cost joins the running mean.  0:
- * that fault cost more than the base faults it replaces (the caller takes
- * the advice back), 1 otherwise (no probe, or it paid). */
-int hp_fault_cost_probe(void *p, size_t n);
+ * HUGEPOLICY_FAULT_COST=measure, at most every HP_FAULT_PROBE_MS (retry:
+ * hp_fault_cost_block said 2, always), the first touch of its first whole
+ * huge page is made here and timed (a write of what is there: the content
+ * stays), the one THP fault the caller's fill would take first; its cost
+ * joins the running mean.  0: that fault cost more than the base faults
+ * it replaces, or a retry got no sample (the caller takes the advice
+ * back); 1 otherwise (no probe, or it paid). */
+int hp_fault_cost_probe(void *p, size_t n, int retry);
 /* what the report says of them (fault.* keys) */
 struct hp_fault_cost_report {
 	int adapt, verdict;             /* enum hp_adapt, enum hp_pays_verdict for a filled block */

@@ -90,8 +90,9 @@ void *hp_thp_large_advise(void *p, size_t n)
 	}
 	if (p && n >= threshold) {
 		/* auto: only where a THP fault costs less than the base faults it replaces */
-		size_t advised = hp_fault_cost_block(n) ? hp_pages_advise_thp(p, n) : 0;
-		if (advised && !hp_fault_cost_probe(p, n)) {
+		int go = hp_fault_cost_block(n);
+		size_t advised = go ? hp_pages_advise_thp(p, n) : 0;
+		if (advised && !hp_fault_cost_probe(p, n, go == 2)) {
 			hp_pages_unadvise_thp(p, n);    /* its first huge page stays; the rest on base pages */
 			advised = 0;
 		}

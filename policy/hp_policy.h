@@ -236,6 +236,7 @@ int hp_parse_u64_strict(const char *s, uint64_t *out);
  * (pages/fault_cost.c) or pinned by HUGEPOLICY_FAULT_COST. */
 #define HP_FAULT_COST_STALE_MS 1000     /* measured costs are measured again after this */
 #define HP_FAULT_PROBE_MS 1             /* a big block's own THP fault is timed at most this often */
+#define HP_FAULT_RETRY_MS 100           /* ... and where base faults are cheaper, tried again this often */
 enum hp_adapt {
 	HP_ADAPT_OFF,           /* fixed rules: every block >= threshold advised, promotion by size */
 	HP_ADAPT_MEASURE,       /* the costs measured in the process, again once stale */

@@ -10,7 +10,9 @@
  *   counts one probe that did not pay and the block on base pages; the
  *   block's mapping is MADV_NOHUGEPAGE ("nh") and holds the one huge page
  *   the probe faulted in (2048 kB AnonHugePages); a second block, 5 ms
- *   later, is on base pages too (no "hg", both counted as base);
+ *   later, is tried again (its fault timed too: the first retry against
+ *   a "base pages cheaper" is due at once) and is on base pages too (no
+ *   "hg", both counted as base);
  * - pinned (HUGEPOLICY_FAULT_COST=2,200): no probe; the block advised
  *   ("hg") and at least 8 MiB of it huge. */
 #define _GNU_SOURCE
@@ -90,6 +92,10 @@ int main(int argc, char **argv)
 		CHECK_MSG(!vm_flag(b + 8 * MIB, " hg"), "the second block is advised");
 		CHECK_MSG(report_num(rep, "fault.blocks_thp") == 0 && report_num(rep, "fault.blocks_base") == 2,
 			  "the blocks are not counted on base pages");
+		/* tried again though base faults were cheaper (the first retry is
+		 * due at once), and its own fault timed */
+		CHECK_MSG(report_num(rep, "fault.probes") == 2 && report_num(rep, "fault.probes_base") == 2,
+			  "the second block was not tried again: fault.probes %lld", report_num(rep, "fault.probes"));
 		CHECK(b && b[0] == 0x22 && b[16 * MIB - 1] == 0x22);
 		free(b);
 	}
