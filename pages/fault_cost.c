@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "hp_pages.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
@@ -122,6 +123,15 @@ int hp_fault_cost_block(size_t n)
 	return go;
 }
 
+/* a block counted on THP by hp_fault_cost_block goes to base pages after all */
+static int back_to_base(void)
+{
+	atomic_fetch_sub(&thp_blocks, 1);
+	atomic_fetch_add(&base_blocks, 1);
+	hp_live_changed();
+	return 0;
+}
+
 /* A measurement on the process's own mapping can find a huge page the
  * kernel has warm while the blocks get memory the host took back (or the
  * other way round); the block's own first huge page is what its fill pays. */
@@ -133,10 +143,10 @@ int hp_fault_cost_probe(void *p, size_t n, int retry)
 	if (!retry && (t - at < (uint64_t)HP_FAULT_PROBE_MS * 1000000u ||
 		       !atomic_compare_exchange_strong(&probed_at_ns, &at, t)))
 		return 1;
-	int unsampled = !retry;         /* a retry keeps THP only on a sample that pays */
 	uintptr_t lo = ((uintptr_t)p + HP_HUGE_2M - 1) & ~(uintptr_t)(HP_HUGE_2M - 1);
 	if (lo + HP_HUGE_2M > (uintptr_t)p + n)
-		return unsampled;
+		return retry ? back_to_base() : 1;      /* a retry keeps THP only on a sample that pays */
+	int saved = errno;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	_Atomic unsigned char *first = (_Atomic unsigned char *)lo, *next = (_Atomic unsigned char *)(lo + page);
 	/* an atomic add of 0 is a write that leaves what is there, as the
@@ -148,10 +158,11 @@ int hp_fault_cost_probe(void *p, size_t n, int retry)
 	long f1 = hp_fault_thread_faults();
 	atomic_fetch_add_explicit(next, 0, memory_order_relaxed);
 	long f2 = hp_fault_thread_faults();
+	errno = saved;
 	/* a sample only for a huge page faulted in just now: one fault (two
 	 * if an interrupt's landed between), none for the next base page */
 	if (f0 < 0 || f1 - f0 < 1 || f1 - f0 > 2 || f2 != f1)
-		return unsampled;
+		return retry ? back_to_base() : 1;
 	atomic_fetch_add(&probes, 1);
 	struct hp_fault_costs c;
 	current(&c);
@@ -161,12 +172,10 @@ int hp_fault_cost_probe(void *p, size_t n, int retry)
 	char why[160];
 	int go = hp_thp_pays_go(hp_thp_pays(adapt, &c, 100, why, sizeof why));
 	if (!go) {
-		/* counted where it goes: base pages after all */
 		atomic_fetch_add(&probes_base, 1);
-		atomic_fetch_sub(&thp_blocks, 1);
-		atomic_fetch_add(&base_blocks, 1);
 		if (verbose && atomic_fetch_add(&said, 1) < 16)
 			hp_say("THP: a block of %zu bytes back on base pages, its own first huge page: %s", n, why);
+		return back_to_base();
 	}
 	hp_live_changed();
 	return go;

@@ -6,13 +6,14 @@
  *   enabled madvise or always, else exit 77)
  *
  * - slow (HUGEPOLICY_FAULT_COST=measure under slow_thp_fault.so, which
- *   makes that fault look 50 ms long): a 16 MiB block, filled: the report
+ *   makes that fault look 50 ms long): a 16 MiB block, filled (again,
+ *   up to 5 times, while the probe found no fresh huge page): the report
  *   counts one probe that did not pay and the block on base pages; the
  *   block's mapping is MADV_NOHUGEPAGE ("nh") and holds the one huge page
  *   the probe faulted in (2048 kB AnonHugePages); a second block, 5 ms
- *   later, is tried again (its fault timed too: the first retry against
- *   a "base pages cheaper" is due at once) and is on base pages too (no
- *   "hg", both counted as base);
+ *   later, is tried again (the first retry against a "base pages
+ *   cheaper" is due at once: advised, then "nh") and is on base pages
+ *   too (no "hg", counted as base);
  * - pinned (HUGEPOLICY_FAULT_COST=2,200): no probe; the block advised
  *   ("hg") and at least 8 MiB of it huge. */
 #define _GNU_SOURCE
@@ -64,6 +65,17 @@ int main(int argc, char **argv)
 	char rep[16384];
 	report_text(rep, sizeof rep);
 	long long probes = report_num(rep, "fault.probes"), probes_base = report_num(rep, "fault.probes_base");
+	/* slow: a probe counts only a fresh huge page's fault; where the
+	 * kernel had none at hand for it, a new block, a probe later */
+	for (int i = 0; strcmp(mode, "slow") == 0 && probes == 0 && i < 5; i++) {
+		printf("block a: no probe (AnonHugePages %ld kB): again\n", huge_kb(a + 8 * MIB));
+		free(a);
+		usleep(2000);
+		a = filled(16 * MIB, 0x11);
+		report_text(rep, sizeof rep);
+		probes = report_num(rep, "fault.probes");
+		probes_base = report_num(rep, "fault.probes_base");
+	}
 	long a_huge = huge_kb(a + 8 * MIB);
 	int a_hg = vm_flag(a + 8 * MIB, " hg"), a_nh = vm_flag(a + 8 * MIB, " nh");
 	printf("%s: block a: AnonHugePages %ld kB, %s; fault.probes %lld, fault.probes_base %lld, fault.blocks_thp "
@@ -74,11 +86,7 @@ int main(int argc, char **argv)
 		CHECK_MSG(a_hg, "the block is not advised");
 		CHECK_MSG(a_huge >= 8 * 1024, "only %ld kB of the block huge", a_huge);
 	} else {
-		if (probes == 0 && a_huge <= 0) {
-			printf("SKIP: the kernel gave the block no huge page to time\n");
-			free(a);
-			return 77;
-		}
+		long long thp0 = report_num(rep, "fault.blocks_thp"), base0 = report_num(rep, "fault.blocks_base");
 		CHECK_MSG(probes == 1 && probes_base == 1, "the block's slow first THP fault was not counted");
 		CHECK_MSG(a_nh && !a_hg, "the block's advice was not taken back");
 		CHECK_MSG(a_huge == 2048, "%ld kB of the block huge, not just the probe's page", a_huge);
@@ -90,12 +98,13 @@ int main(int argc, char **argv)
 		       report_num(rep, "fault.blocks_thp"), report_num(rep, "fault.blocks_base"),
 		       report_is(rep, "fault.verdict", "yes") ? "yes" : "not yes");
 		CHECK_MSG(!vm_flag(b + 8 * MIB, " hg"), "the second block is advised");
-		CHECK_MSG(report_num(rep, "fault.blocks_thp") == 0 && report_num(rep, "fault.blocks_base") == 2,
-			  "the blocks are not counted on base pages");
+		CHECK_MSG(report_num(rep, "fault.blocks_thp") == thp0 && report_num(rep, "fault.blocks_base") == base0 + 1,
+			  "the second block is not counted on base pages");
 		/* tried again though base faults were cheaper (the first retry is
-		 * due at once), and its own fault timed */
-		CHECK_MSG(report_num(rep, "fault.probes") == 2 && report_num(rep, "fault.probes_base") == 2,
-			  "the second block was not tried again: fault.probes %lld", report_num(rep, "fault.probes"));
+		 * due at once): advised, then its advice taken back, whether its
+		 * own fault was timed (and slow) or got no huge page */
+		CHECK_MSG(vm_flag(b + 8 * MIB, " nh"), "the second block was not tried again (no nh): fault.probes %lld",
+			  report_num(rep, "fault.probes"));
 		CHECK(b && b[0] == 0x22 && b[16 * MIB - 1] == 0x22);
 		free(b);
 	}
