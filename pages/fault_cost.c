@@ -6,12 +6,13 @@
  * Under HP_ADAPT_MEASURE the first verdict asked for measures, and a
  * measurement older than HP_FAULT_COST_STALE_MS is taken again by the one
  * thread that wins a compare-and-swap; the others meanwhile use the last
- * one.  Between measurements, an advised big block's own first THP fault
- * is made and timed (hp_fault_cost_probe, at most every
- * HP_FAULT_PROBE_MS): what the blocks really pay, where a measurement on
- * memory of its own may find a huge page warm that the blocks find cold,
- * or the other way round; a block whose fault did not pay is counted on
- * base pages.  The costs are running means (each new measurement weighs half),
+ * one.  Between measurements, an advised big block's own THP faults are
+ * made and timed (hp_fault_cost_probe, at most every HP_FAULT_PROBE_MS;
+ * against a NO verdict, one block every HP_FAULT_RETRY_MS): what the
+ * blocks really pay, where a measurement on memory of its own may find a
+ * huge page warm that the blocks find cold, or the other way round; a
+ * block whose faults did not pay is counted on base pages.  The costs are
+ * running means (each new measurement or probe weighs half),
  * kept as separate atomics: a reader racing a new measurement may mix its
  * base and THP figures for that one verdict.
  * Nothing here allocates; it runs inside malloc.
@@ -117,7 +118,9 @@ int hp_fault_cost_block(size_t n)
 	atomic_fetch_add_explicit(go ? &thp_blocks : &base_blocks, 1, memory_order_relaxed);
 	hp_live_changed();
 	/* said when the verdict changes, at most 16 times (with the probes' withdrawals) */
-	if (verbose && atomic_exchange(&last_block_verdict, v) != v && atomic_fetch_add(&said, 1) < 16)
+	if (verbose && go == 2 && atomic_fetch_add(&said, 1) < 16)
+		hp_say("THP: a block of %zu bytes tried on THP again, its own faults timed: %s", n, why);
+	else if (verbose && atomic_exchange(&last_block_verdict, v) != v && atomic_fetch_add(&said, 1) < 16)
 		hp_say("THP: blocks >= threshold %s from a block of %zu bytes on: %s",
 		       go ? "on THP" : "on base pages", n, why);
 	return go;
@@ -132,9 +135,34 @@ static int back_to_base(void)
 	return 0;
 }
 
+/* The first touch of the huge page at w, timed: its ns, 0 if it was no
+ * fresh huge page's fault (resident already, or base pages).  An atomic
+ * add of 0 is a write that leaves what is there, as the caller's own
+ * content (realloc) and other threads may need. */
+static uint64_t touch_ns(uintptr_t w, size_t page)
+{
+	_Atomic unsigned char *first = (_Atomic unsigned char *)w, *next = (_Atomic unsigned char *)(w + page);
+	long f0 = hp_fault_thread_faults();
+	uint64_t t0 = hp_fault_thread_ns();
+	atomic_fetch_add_explicit(first, 0, memory_order_relaxed);
+	uint64_t ns = hp_fault_thread_ns() - t0;
+	long f1 = hp_fault_thread_faults();
+	atomic_fetch_add_explicit(next, 0, memory_order_relaxed);
+	long f2 = hp_fault_thread_faults();
+	/* one fault (two if an interrupt's landed between), none for the
+	 * next base page: a huge page, faulted in just now */
+	if (f0 < 0 || f1 - f0 < 1 || f1 - f0 > 2 || f2 != f1)
+		return 0;
+	return ns ? ns : 1;
+}
+
 /* A measurement on the process's own mapping can find a huge page the
  * kernel has warm while the blocks get memory the host took back (or the
- * other way round); the block's own first huge page is what its fill pays. */
+ * other way round); the block's own huge pages are what its fill pays.
+ * Up to PROBE_WINDOWS of them are timed - the first, the last, the
+ * middle: the kernel hands out warm and cold ones mixed, and one warm
+ * first page let blocks fault the rest in cold - until one does not pay. */
+#define PROBE_WINDOWS 3
 int hp_fault_cost_probe(void *p, size_t n, int retry)
 {
 	if (adapt != HP_ADAPT_MEASURE)
@@ -144,41 +172,45 @@ int hp_fault_cost_probe(void *p, size_t n, int retry)
 		       !atomic_compare_exchange_strong(&probed_at_ns, &at, t)))
 		return 1;
 	uintptr_t lo = ((uintptr_t)p + HP_HUGE_2M - 1) & ~(uintptr_t)(HP_HUGE_2M - 1);
-	if (lo + HP_HUGE_2M > (uintptr_t)p + n)
+	uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HP_HUGE_2M - 1);     /* whole huge pages: [lo, hi) */
+	if (hi <= lo)
 		return retry ? back_to_base() : 1;      /* a retry keeps THP only on a sample that pays */
+	uintptr_t windows[PROBE_WINDOWS] = { lo, hi - HP_HUGE_2M,
+					     lo + ((hi - lo) / HP_HUGE_2M / 2) * HP_HUGE_2M };
 	int saved = errno;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	_Atomic unsigned char *first = (_Atomic unsigned char *)lo, *next = (_Atomic unsigned char *)(lo + page);
-	/* an atomic add of 0 is a write that leaves what is there, as the
-	 * caller's own content (realloc) and other threads may need */
-	long f0 = hp_fault_thread_faults();
-	uint64_t t0 = hp_fault_thread_ns();
-	atomic_fetch_add_explicit(first, 0, memory_order_relaxed);
-	uint64_t ns = hp_fault_thread_ns() - t0;
-	long f1 = hp_fault_thread_faults();
-	atomic_fetch_add_explicit(next, 0, memory_order_relaxed);
-	long f2 = hp_fault_thread_faults();
-	errno = saved;
-	/* a sample only for a huge page faulted in just now: one fault (two
-	 * if an interrupt's landed between), none for the next base page */
-	if (f0 < 0 || f1 - f0 < 1 || f1 - f0 > 2 || f2 != f1)
-		return retry ? back_to_base() : 1;
-	atomic_fetch_add(&probes, 1);
 	struct hp_fault_costs c;
 	current(&c);
-	atomic_store(&thp_ns, c.thp_ns ? (c.thp_ns + ns) / 2 : ns);
-	c.thp_ns = ns ? ns : 1;
 	c.got_thp = 1;
-	char why[160];
-	int go = hp_thp_pays_go(hp_thp_pays(adapt, &c, 100, why, sizeof why));
+	uint64_t sum = 0;
+	unsigned sampled = 0;
+	int go = 1;
+	char why[160] = "";
+	for (unsigned k = 0; k < PROBE_WINDOWS && go; k++) {
+		if (k && windows[k] == windows[k - 1])
+			continue;       /* a block of one or two huge pages */
+		uint64_t ns = touch_ns(windows[k], page);
+		if (!ns)
+			continue;
+		sum += ns;
+		sampled++;
+		c.thp_ns = ns;
+		go = hp_thp_pays_go(hp_thp_pays(adapt, &c, 100, why, sizeof why));
+	}
+	errno = saved;
+	if (!sampled)
+		return retry ? back_to_base() : 1;
+	atomic_fetch_add(&probes, 1);
+	uint64_t mean = atomic_load(&thp_ns), ns = sum / sampled;
+	atomic_store(&thp_ns, mean ? (mean + ns) / 2 : ns);
 	if (!go) {
 		atomic_fetch_add(&probes_base, 1);
 		if (verbose && atomic_fetch_add(&said, 1) < 16)
-			hp_say("THP: a block of %zu bytes back on base pages, its own first huge page: %s", n, why);
+			hp_say("THP: a block of %zu bytes back on base pages, one of its own huge pages: %s", n, why);
 		return back_to_base();
 	}
 	hp_live_changed();
-	return go;
+	return 1;
 }
 
 void hp_fault_cost_read(struct hp_fault_cost_report *r)

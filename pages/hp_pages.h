@@ -300,12 +300,12 @@ int hp_fault_cost_verdict(unsigned density_pct, char *why, size_t cap);
 int hp_fault_cost_block(size_t n);     /* 2: a retry against a NO (hp_fault_cost_probe) */
 /* [p, p+n) was just advised MADV_HUGEPAGE as a big block: under
  * HUGEPOLICY_FAULT_COST=measure, at most every HP_FAULT_PROBE_MS (retry:
- * hp_fault_cost_block said 2, always), the first touch of its first whole
- * huge page is made here and timed (a write of what is there: the content
- * stays), the one THP fault the caller's fill would take first; its cost
- * joins the running mean.  0: that fault cost more than the base faults
- * it replaces, or a retry got no sample (the caller takes the advice
- * back); 1 otherwise (no probe, or it paid). */
+ * hp_fault_cost_block said 2, always), the first touches of up to three
+ * of its whole huge pages are made here and timed (a write of what is
+ * there: the content stays), THP faults the caller's fill would take;
+ * their mean joins the running mean.  0: one cost more than the base
+ * faults it replaces, or a retry got no sample (the caller takes the
+ * advice back); 1 otherwise (no probe, or they paid). */
 int hp_fault_cost_probe(void *p, size_t n, int retry);
 /* what the report says of them (fault.* keys) */
 struct hp_fault_cost_report {

@@ -93,7 +93,7 @@ void *hp_thp_large_advise(void *p, size_t n)
 		int go = hp_fault_cost_block(n);
 		size_t advised = go ? hp_pages_advise_thp(p, n) : 0;
 		if (advised && !hp_fault_cost_probe(p, n, go == 2)) {
-			hp_pages_unadvise_thp(p, n);    /* its first huge page stays; the rest on base pages */
+			hp_pages_unadvise_thp(p, n);    /* the probe's huge pages stay; the rest on base pages */
 			advised = 0;
 		}
 		if ((traits.withdraw_on_free && advised) || traits.freed_big)
