@@ -147,10 +147,18 @@ int hp_fault_cost_probe(void *p, size_t n, int retry)
 	if (lo + HP_HUGE_2M > (uintptr_t)p + n)
 		return retry ? back_to_base() : 1;      /* a retry keeps THP only on a sample that pays */
 	int saved = errno;
+	/* a huge page can be faulted in only where none of its base pages is
+	 * resident: one that is (a block realloc'd in place, with the
+	 * caller's content, maybe read-only) gives no sample and is not
+	 * written at all */
+	uint64_t there = hp_pages_resident((void *)lo, HP_HUGE_2M);
+	errno = saved;
+	if (there)
+		return retry ? back_to_base() : 1;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	_Atomic unsigned char *first = (_Atomic unsigned char *)lo, *next = (_Atomic unsigned char *)(lo + page);
-	/* an atomic add of 0 is a write that leaves what is there, as the
-	 * caller's own content (realloc) and other threads may need */
+	/* an atomic add of 0 is a write that leaves what is there (a page
+	 * swapped out counts as not resident) */
 	long f0 = hp_fault_thread_faults();
 	uint64_t t0 = hp_fault_thread_ns();
 	atomic_fetch_add_explicit(first, 0, memory_order_relaxed);

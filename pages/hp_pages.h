@@ -302,7 +302,8 @@ int hp_fault_cost_block(size_t n);     /* 2: a retry against a NO (hp_fault_cost
  * HUGEPOLICY_FAULT_COST=measure, at most every HP_FAULT_PROBE_MS (retry:
  * hp_fault_cost_block said 2, always), the first touch of its first whole
  * huge page is made here and timed (a write of what is there: the content
- * stays), the one THP fault the caller's fill would take first; its cost
+ * stays; not made where a page of it is resident already, as in a block
+ * realloc kept), the one THP fault the caller's fill would take first; its cost
  * joins the running mean.  0: that fault cost more than the base faults
  * it replaces, or a retry got no sample (the caller takes the advice
  * back); 1 otherwise (no probe, or it paid). */
