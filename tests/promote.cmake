@@ -15,6 +15,11 @@ foreach(BE jemalloc mimalloc)
       set(E "${E};HUGEPOLICY_PROMOTE=off")
     elseif(MODE STREQUAL "costly")
       set(E "${E};HUGEPOLICY_FAULT_COST=2,5000")     # 5 ms per THP fault against 512 x 2 us
+    elseif(MODE MATCHES "^big")
+      # every big block advised and tracked: under measure, a block whose
+      # own THP fault was slow goes back to base pages, and mimalloc then
+      # does not track it (promote.big_blocks one block short)
+      set(E "${E};HUGEPOLICY_FAULT_COST=off")
     endif()
     set_tests_properties(${T} PROPERTIES ENVIRONMENT "${E}" SKIP_RETURN_CODE 77)
   endforeach()
