@@ -163,10 +163,12 @@ static uint64_t touch_ns(uintptr_t w, size_t page)
  * middle: the kernel hands out warm and cold ones mixed, and one warm
  * first page let blocks fault the rest in cold - until one does not pay. */
 #define PROBE_WINDOWS 3
-int hp_fault_cost_probe(void *p, size_t n, int retry)
+int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 {
 	if (adapt != HP_ADAPT_MEASURE)
 		return 1;
+	if (!fresh)
+		return retry ? back_to_base() : 1;      /* a retry keeps THP only on a sample that pays */
 	uint64_t t = now_ns(), at = atomic_load_explicit(&probed_at_ns, memory_order_relaxed);
 	if (!retry && (t - at < (uint64_t)HP_FAULT_PROBE_MS * 1000000u ||
 		       !atomic_compare_exchange_strong(&probed_at_ns, &at, t)))

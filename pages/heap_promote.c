@@ -48,17 +48,25 @@ static _Atomic uintptr_t range_at[RANGES];      /* 0: free */
 static _Atomic size_t range_len[RANGES];
 static atomic_uint n_ranges;                    /* slots ever used */
 
+/* in the first free slot; a new slot only while there are fewer than
+ * RANGES (so that n_ranges stays about RANGES and a scan costs at most
+ * RANGES loads, however many mappings came) */
 static void remember(void *p, size_t len)
 {
 	unsigned n = atomic_load(&n_ranges), i = 0;
+	if (n > RANGES)
+		n = RANGES;
 	for (;; i++) {
 		if (i >= n) {           /* no free slot among the used ones: a new one */
+			if (atomic_load(&n_ranges) >= RANGES)
+				return;
 			i = atomic_fetch_add(&n_ranges, 1);
 			if (i >= RANGES)
 				return;
 		}
 		uintptr_t none = 0;
-		if (i < RANGES && atomic_compare_exchange_strong(&range_at[i], &none, CLAIMED))
+		if (atomic_load_explicit(&range_at[i], memory_order_relaxed) == 0 &&
+		    atomic_compare_exchange_strong(&range_at[i], &none, CLAIMED))
 			break;
 	}
 	atomic_store(&range_len[i], len);

@@ -156,7 +156,8 @@ const struct hp_alloc_ops *hp_thp_large_with_free(void);
  * backend's. */
 typedef void (*hp_ops_swap_fn)(const struct hp_alloc_ops *from, const struct hp_alloc_ops *to);
 void hp_thp_large_set_swap(hp_ops_swap_fn swap);
-/* Advise [p, p+n) when n >= min_bytes; returns p (NULL stays NULL). */
+/* Advise [p, p+n), a block new to the caller, when n >= min_bytes;
+ * returns p (NULL stays NULL). */
 void *hp_thp_large_advise(void *p, size_t n);
 
 /* ---- mTHP for memory fresh from the OS (thp_mid.c), the rule in policy/plan_mthp.c ---- */
@@ -300,13 +301,15 @@ int hp_fault_cost_verdict(unsigned density_pct, char *why, size_t cap);
 int hp_fault_cost_block(size_t n);     /* 2: a retry against a NO (hp_fault_cost_probe) */
 /* [p, p+n) was just advised MADV_HUGEPAGE as a big block: under
  * HUGEPOLICY_FAULT_COST=measure, at most every HP_FAULT_PROBE_MS (retry:
- * hp_fault_cost_block said 2, always), the first touches of up to three
- * of its whole huge pages are made here and timed (a write of what is
- * there: the content stays), THP faults the caller's fill would take;
- * their mean joins the running mean.  0: one cost more than the base
- * faults it replaces, or a retry got no sample (the caller takes the
- * advice back); 1 otherwise (no probe, or they paid). */
-int hp_fault_cost_probe(void *p, size_t n, int retry);
+ * hp_fault_cost_block said 2, always), and only in a block new to the
+ * caller (fresh: never one realloc kept, which holds the caller's
+ * content, maybe mprotect'ed), the first touches of up to three of its
+ * whole huge pages are made here and timed (a write of what is there),
+ * THP faults the caller's fill would take; their mean joins the running
+ * mean.  0: one cost more than the base faults it replaces, or a retry
+ * got no sample (the caller takes the advice back); 1 otherwise (no
+ * probe, or they paid). */
+int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh);
 /* what the report says of them (fault.* keys) */
 struct hp_fault_cost_report {
 	int adapt, verdict;             /* enum hp_adapt, enum hp_pays_verdict for a filled block */

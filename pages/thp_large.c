@@ -81,7 +81,10 @@ static int forget_big(void *p, size_t *had)
 	return 1;
 }
 
-void *hp_thp_large_advise(void *p, size_t n)
+/* fresh: a block new to the caller (malloc, memalign, calloc), whose
+ * huge pages the fault probe may touch; realloc's kept or given-back
+ * blocks hold the caller's content, maybe mprotect'ed: never touched */
+static void *advise(void *p, size_t n, int fresh)
 {
 	if (p && n < threshold && n >= entry) {
 		if (traits.mid_fresh(p))
@@ -92,7 +95,7 @@ void *hp_thp_large_advise(void *p, size_t n)
 		/* auto: only where a THP fault costs less than the base faults it replaces */
 		int go = hp_fault_cost_block(n);
 		size_t advised = go ? hp_pages_advise_thp(p, n) : 0;
-		if (advised && !hp_fault_cost_probe(p, n, go == 2)) {
+		if (advised && !hp_fault_cost_probe(p, n, go == 2, fresh)) {
 			hp_pages_unadvise_thp(p, n);    /* the probe's huge pages stay; the rest on base pages */
 			advised = 0;
 		}
@@ -106,6 +109,11 @@ void *hp_thp_large_advise(void *p, size_t n)
 			       advised, advised ? "" : " (madvise refused or no aligned 2 MiB inside)");
 	}
 	return p;
+}
+
+void *hp_thp_large_advise(void *p, size_t n)
+{
+	return advise(p, n, 1);
 }
 
 /* A big block of at least one huge page starts on a 2 MiB boundary, so
@@ -193,7 +201,7 @@ static void *large_realloc(void *p, size_t n)
 		hp_pages_unadvise_thp(p, had);  /* advised again below if it stays big */
 		void *q = realloc_advised(p, n);
 		if (!q)
-			hp_thp_large_advise(p, had);    /* failed: the block the caller keeps is as it was */
+			advise(p, had, 0);      /* failed: the block the caller keeps is as it was */
 		return q;
 	}
 	if (traits.freed_big && hp_advised_set_maybe(p) && forget_big(p, &had)) {
@@ -221,12 +229,12 @@ static void *realloc_advised(void *p, size_t n)
 		void *q = inner.realloc(p, n);
 		if (q && had && n >= entry && traits.mid_fresh(q))
 			hp_thp_mid_readvise(q, n);
-		return q && !had ? hp_thp_large_advise(q, n) : q;
+		return q && !had ? advise(q, n, 0) : q;
 	}
 	if (n <= old || (old >= threshold && traits.realloc_keeps_advice))
-		return hp_thp_large_advise(inner.realloc(p, n), n);
+		return advise(inner.realloc(p, n), n, 0);
 	if (traits.grow_in_place && traits.grow_in_place(p, n))
-		return hp_thp_large_advise(p, n);
+		return advise(p, n, 0);
 	void *q = large_malloc(n);
 	if (!q)
 		return NULL;                    /* p untouched, errno from the backend */

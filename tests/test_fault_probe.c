@@ -2,7 +2,7 @@
  * takes the advice back where that fault cost more than the base faults
  * it replaces (pages/fault_cost.c, hp_fault_cost_probe), read back from
  * the report and /proc/self/smaps.
- * usage: test_fault_probe slow|pinned   (HUGEPOLICY_PAGES=auto; THP
+ * usage: test_fault_probe slow|pinned|readonly   (HUGEPOLICY_PAGES=auto; THP
  *   enabled madvise or always, else exit 77)
  *
  * - slow (HUGEPOLICY_FAULT_COST=measure under slow_thp_fault.so, which
@@ -16,7 +16,11 @@
  *   every 100 ms: advised, then "nh") and is on base pages too (no "hg",
  *   counted as base);
  * - pinned (HUGEPOLICY_FAULT_COST=2,200): no probe; the block advised
- *   ("hg") and at least 8 MiB of it huge. */
+ *   ("hg") and at least 8 MiB of it huge;
+ * - readonly (HUGEPOLICY_FAULT_COST=measure): a filled 16 MiB block whose
+ *   first whole huge page the program made read-only, shrunk by realloc
+ *   in place when a probe (and a retry) is due: realloc returns the same
+ *   block, its content intact (the probe wrote to that page: SIGSEGV). */
 #define _GNU_SOURCE
 #include "check.h"
 #include "report_keys.h"
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define MIB ((size_t)1 << 20)
@@ -55,6 +60,39 @@ static unsigned char *filled(size_t n, int c)
 	return p;
 }
 
+/* realloc in place re-advises the block it keeps: its content is there,
+ * and a page of it may be read-only */
+static int realloc_read_only(void)
+{
+	unsigned char *a = filled(16 * MIB, 0x33);
+	if (!a)
+		return check_result("test_fault_probe");
+	unsigned char *lo = (unsigned char *)(((uintptr_t)a + 2 * MIB - 1) & ~(uintptr_t)(2 * MIB - 1));
+	CHECK(mprotect(lo, 2 * MIB, PROT_READ) == 0);
+	usleep(150 * 1000);     /* a probe due, and a retry where base faults looked cheaper */
+	char rep[16384];
+	report_text(rep, sizeof rep);
+	if (report_is(rep, "fault.verdict", "no-thp")) {
+		printf("SKIP: no huge page for a THP fault now: no block advised, none probed\n");
+		return 77;
+	}
+	long long blocks = report_num(rep, "fault.blocks_thp") + report_num(rep, "fault.blocks_base");
+	unsigned char *q = realloc(a, 12 * MIB);
+	report_text(rep, sizeof rep);
+	printf("readonly: realloc %s; fault.blocks_thp %lld, fault.blocks_base %lld, fault.probes %lld\n",
+	       q == a ? "in place" : q ? "moved" : "failed", report_num(rep, "fault.blocks_thp"),
+	       report_num(rep, "fault.blocks_base"), report_num(rep, "fault.probes"));
+	CHECK_MSG(q == a, "realloc did not shrink the block in place");
+	CHECK_MSG(report_num(rep, "fault.blocks_thp") + report_num(rep, "fault.blocks_base") == blocks + 1,
+		  "the block kept by realloc was not looked at again");
+	if (q) {
+		CHECK(q[0] == 0x33 && lo[0] == 0x33 && q[12 * MIB - 1] == 0x33);
+		CHECK(q != a || mprotect(lo, 2 * MIB, PROT_READ | PROT_WRITE) == 0);
+		free(q);
+	}
+	return check_result("test_fault_probe");
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "slow";
@@ -62,6 +100,8 @@ int main(int argc, char **argv)
 		printf("SKIP: THP is not enabled (madvise or always)\n");
 		return 77;
 	}
+	if (strcmp(mode, "readonly") == 0)
+		return realloc_read_only();
 	unsigned char *a = filled(16 * MIB, 0x11);
 	char rep[16384];
 	report_text(rep, sizeof rep);
