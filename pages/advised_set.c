@@ -2,7 +2,8 @@
  * advised_set.c - the big blocks whose free thp_large.c must see: a set of
  * their addresses, for a backend that reuses a freed big block's pages for
  * small blocks (the advice is taken back) or keeps freed big runs for
- * reuse (jemalloc auto counts what it keeps).
+ * reuse (jemalloc auto counts what it keeps); with each its length, so
+ * that the heap promotion can tell what of the heap they hold.
  *
  * Thread-safe: inserts and deletes take one lock, lookups do not.
  */
@@ -23,6 +24,7 @@
 #define ADVISED_CAP 16384u             /* 1 << 14 */
 #define DELETED ((uintptr_t)1)
 static _Atomic uintptr_t advised[ADVISED_CAP];
+static _Atomic size_t advised_len[ADVISED_CAP]; /* written before the address */
 static atomic_int n_advised;
 static unsigned n_deleted;              /* under the lock */
 static pthread_mutex_t advised_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -58,7 +60,7 @@ static unsigned slot_of(uintptr_t a)
 static void tidy_locked(int force);
 
 /* 1: a is in the set now and was not before */
-static int put_locked(uintptr_t a)
+static int put_locked(uintptr_t a, size_t len)
 {
 	if ((unsigned)atomic_load(&n_advised) + n_deleted >= ADVISED_CAP / 2)
 		tidy_locked(1);                 /* drop the deleted marks */
@@ -81,6 +83,7 @@ static int put_locked(uintptr_t a)
 		return 0;                       /* full: this block keeps its advice */
 	if (atomic_load_explicit(&advised[free_slot], memory_order_relaxed) == DELETED)
 		n_deleted--;
+	atomic_store_explicit(&advised_len[free_slot], len, memory_order_relaxed);
 	atomic_store_explicit(&advised[free_slot], a, memory_order_release);
 	filter_add(a);
 	atomic_fetch_add(&n_advised, 1);
@@ -92,13 +95,16 @@ static int put_locked(uintptr_t a)
 static void tidy_locked(int force)
 {
 	static uintptr_t live[ADVISED_CAP / 2];
+	static size_t live_len[ADVISED_CAP / 2];
 	if (!force && n_deleted < ADVISED_CAP / 8 && atomic_load(&n_advised) > 0)
 		return;
 	unsigned n = 0;
 	for (unsigned i = 0; i < ADVISED_CAP; i++) {
 		uintptr_t v = atomic_load_explicit(&advised[i], memory_order_relaxed);
-		if (v > DELETED && n < ADVISED_CAP / 2)
+		if (v > DELETED && n < ADVISED_CAP / 2) {
+			live_len[n] = atomic_load_explicit(&advised_len[i], memory_order_relaxed);
 			live[n++] = v;
+		}
 		atomic_store_explicit(&advised[i], 0, memory_order_relaxed);
 	}
 	atomic_store(&n_advised, 0);
@@ -106,7 +112,7 @@ static void tidy_locked(int force)
 	for (unsigned i = 0; i < FILTER_BITS / 64; i++)
 		atomic_store_explicit(&filter[i], 0, memory_order_relaxed);
 	for (unsigned i = 0; i < n; i++)
-		put_locked(live[i]);    /* n < ADVISED_CAP / 2: no recursion */
+		put_locked(live[i], live_len[i]);       /* n < ADVISED_CAP / 2: no recursion */
 }
 
 /* 1 if p was a tracked block (now forgotten) */
@@ -135,12 +141,27 @@ int hp_advised_set_forget(void *p)
 	return 0;
 }
 
-int hp_advised_set_put(void *p)
+int hp_advised_set_put(void *p, size_t len)
 {
 	pthread_mutex_lock(&advised_lock);
-	int added = put_locked((uintptr_t)p);
+	int added = put_locked((uintptr_t)p, len);
 	pthread_mutex_unlock(&advised_lock);
 	return added;
+}
+
+/* Lock-free: a block freed or put meanwhile may count or not (mincore of
+ * a range unmapped since counts nothing). */
+uint64_t hp_advised_set_resident(void)
+{
+	uint64_t bytes = 0;
+	if (atomic_load_explicit(&n_advised, memory_order_acquire) == 0)
+		return 0;
+	for (unsigned i = 0; i < ADVISED_CAP; i++) {
+		uintptr_t v = atomic_load_explicit(&advised[i], memory_order_acquire);
+		if (v > DELETED)
+			bytes += hp_pages_resident((void *)v, atomic_load_explicit(&advised_len[i], memory_order_relaxed));
+	}
+	return bytes;
 }
 
 /* A fork while another thread held the set's lock: the child's copy of the

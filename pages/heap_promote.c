@@ -16,10 +16,11 @@
  * times at most: resident is what mincore() finds resident in the
  * allocator's own mappings of at least 2 MiB (the ones remembered below),
  * so memory other code mapped - a JIT, pymalloc's arenas, Embree's blocks,
- * the program's own mmap - makes the heap neither large nor dense; the
- * live big blocks thp_large.c tracks (hp_promote_big_blocks, their usable
- * bytes) are counted beside, so that they make it dense but not large
- * (policy/promote.c).  Memory mapped
+ * the program's own mmap - makes the heap neither large nor dense; what is
+ * resident in the live big blocks thp_large.c tracks (advised_set.c) is
+ * counted beside, so that it makes the heap dense but not large
+ * (policy/promote.c); promote.big_blocks reports their usable bytes
+ * (hp_promote_big_blocks).  Memory mapped
  * before the promotion keeps its pages (khugepaged may collapse it later
  * only where advised).  Lock-free; a sample races no one but the other
  * samplers, and one CAS picks who samples.
@@ -183,12 +184,12 @@ static void sample(size_t now, int force)
 		return;
 	int saved = errno;
 	long long t0 = now_us(0);
-	uint64_t r = heap_resident();
+	uint64_t r = heap_resident(), in_big = hp_advised_set_resident();
 	atomic_store(&sample_us, now_us(0) - t0);
 	errno = saved;
 	if (r > now)
 		r = now;
-	struct hp_heap_sample h = { r, now, atomic_load_explicit(&big, memory_order_relaxed) };
+	struct hp_heap_sample h = { r, now, in_big < r ? in_big : r };
 	atomic_fetch_add(&samples, 1);
 	atomic_store(&last_resident, r);
 	atomic_store(&last_mapped, now);

@@ -100,7 +100,7 @@ int hp_pages_smaps_hugetlb(uint64_t *all, uint64_t *shared);
  * that sees any copies; region_linux.c counts its own in and out. */
 int hp_pages_hugetlb_inflight(void);
 void hp_pages_hugetlb_making(int delta);
-/* bytes of [p, p+len) resident now, by mincore() in steps of 16 MiB (a
+/* bytes of the pages of [p, p+len) resident now, by mincore() in steps of 16 MiB (a
  * range that is gone counts nothing); errno may change */
 uint64_t hp_pages_resident(const void *p, size_t len);
 /* len bytes of anonymous memory, 2 MiB-aligned, MADV_HUGEPAGE if thp; NULL
@@ -141,7 +141,9 @@ struct hp_thp_large_traits {
 void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_large_traits *t,
 		       size_t min_bytes, int verbose, struct hp_alloc_ops *out);
 /* advised_set.c: the big blocks whose free thp_large.c watches */
-int hp_advised_set_put(void *p);            /* 1: tracked now, not before */
+int hp_advised_set_put(void *p, size_t len);    /* 1: tracked now, not before */
+/* bytes resident (mincore) in the tracked blocks now; errno may change */
+uint64_t hp_advised_set_resident(void);
 int hp_advised_set_maybe(const void *p);    /* 0: surely not in the set */
 int hp_advised_set_forget(void *p);         /* 1: it was (now forgotten) */
 void hp_advised_set_child_unlock(void);     /* pthread_atfork child */

@@ -79,7 +79,8 @@ uint64_t hp_pages_resident(const void *p, size_t len)
 {
 	unsigned char vec[4096];        /* on the stack: callers may run at once */
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), step = sizeof vec * page;
-	uintptr_t r = (uintptr_t)p;
+	uintptr_t r = (uintptr_t)p & ~(uintptr_t)(page - 1);    /* mincore wants a page-aligned start */
+	len += (uintptr_t)p - r;
 	uint64_t pages = 0;
 	for (size_t off = 0; off < len; off += step) {
 		size_t chunk = len - off < step ? len - off : step, n = (chunk + page - 1) / page;

@@ -65,8 +65,9 @@ void hp_thp_large_set_swap(hp_ops_swap_fn swap)
  * figures (the threshold's rule covers them), until forget_big */
 static void remember(void *p)
 {
-	if (hp_advised_set_put(p))
-		hp_promote_big_blocks(inner.usable_size(p), 0);
+	size_t n = inner.usable_size(p);
+	if (hp_advised_set_put(p, n))
+		hp_promote_big_blocks(n, 0);
 	if (!atomic_load_explicit(&swapped, memory_order_relaxed) && !atomic_exchange(&swapped, 1) && swap_ops)
 		swap_ops(published, &with_free);
 }
@@ -99,7 +100,10 @@ static void *advise(void *p, size_t n, int fresh)
 			hp_pages_unadvise_thp(p, n);    /* the probe's huge pages stay; the rest on base pages */
 			advised = 0;
 		}
-		if ((traits.withdraw_on_free && advised) || traits.freed_big)
+		/* every big block, advised or not: the heap promotion weighs the
+		 * heap outside them (a free takes back advice it may not have had:
+		 * one madvise) */
+		if (traits.withdraw_on_free || traits.freed_big)
 			remember(p);
 		if (traits.after_big)
 			traits.after_big(n);

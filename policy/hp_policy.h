@@ -369,8 +369,8 @@ enum hp_promote_verdict {
 #define HP_PROMOTE_DENSE_PCT 50
 /* One sample of the heap (pages/heap_promote.c): resident, the resident
  * bytes of the allocator's own mappings (mincore); mapped, the bytes the
- * allocator has mapped and not unmapped; big, the usable bytes of the live
- * blocks of at least the threshold among them. */
+ * allocator has mapped and not unmapped; big, the resident bytes of the
+ * live blocks of at least the threshold among them. */
 struct hp_heap_sample { uint64_t resident, mapped, big; };
 /* The verdict, and in why (cap bytes) the numbers it was taken on. */
 int hp_promote_decide(uint64_t promote_min, const struct hp_heap_sample *h, char *why, size_t cap);

@@ -17,8 +17,8 @@
  *
  * resident is what the kernel finds resident (mincore) in the allocator's
  * own mappings, mapped what the allocator has mapped through hugepolicy's
- * hooks: memory other code maps counts in neither.  big is the usable
- * bytes of the live blocks of at least the threshold: those have the
+ * hooks: memory other code maps counts in neither.  big is what is
+ * resident in the live blocks of at least the threshold: those have the
  * threshold's advice already, so a heap is large only by what lies
  * outside them (a heap of big blocks alone gains nothing from promotion
  * but its small blocks' and freed memory's pages made huge); they count
@@ -53,7 +53,7 @@ static int always(uint64_t min, const struct hp_heap_sample *h) { (void)min; (vo
 
 static const struct row rules[] = {
 	{ HP_PROMOTE_NEVER, never, "not promoted: off" },
-	{ HP_PROMOTE_SMALL, small, "heap small: %llu MiB resident outside %llu MiB of big blocks, below %llu MiB" },
+	{ HP_PROMOTE_SMALL, small, "heap small: %llu MiB resident outside big blocks (%llu MiB in them), below %llu MiB" },
 	{ HP_PROMOTE_SPARSE, sparse, "heap sparse: %llu MiB resident of %llu MiB mapped (%u %%, below 50 %%)" },
 	{ HP_PROMOTE_NOW, always, "promoted at %llu MiB resident of %llu MiB mapped (%u %%), %llu MiB outside big "
 	  "blocks: the allocator's new memory advised MADV_HUGEPAGE" },

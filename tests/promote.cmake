@@ -2,12 +2,13 @@
 # pages/heap_promote.c, issue 8): per backend that promotes, a dense heap
 # is promoted and gets THP, HUGEPOLICY_PROMOTE=off, a small and a sparse
 # heap (also beside 512 MiB the program mapped itself: ownmap) are not, nor
-# a small heap beside 384 MiB of big blocks (big; bigdense is); read
+# a small heap beside 384 MiB of big blocks (big; bigdense is, and
+# bigsparse: a dense heap beside a big block half touched); read
 # back from /proc/self/smaps (VmFlags hg, AnonHugePages)
 add_executable(test_promote test_promote.c)
 target_link_libraries(test_promote PRIVATE hugepolicy)
 foreach(BE jemalloc mimalloc)
-  foreach(MODE dense off small sparse ownmap costly big bigdense)
+  foreach(MODE dense off small sparse ownmap costly big bigdense bigsparse)
     set(T ${BE}_auto_promotion_${MODE}_heap)
     add_test(NAME ${T} COMMAND test_promote ${MODE})
     set(E "HUGEPOLICY_BACKEND=${BE};HUGEPOLICY_PAGES=auto")

@@ -1,6 +1,6 @@
 /* test_promote.c - auto's whole-heap THP once the heap is large and dense
  * (policy/promote.c, pages/heap_promote.c), read back from the kernel.
- * usage: test_promote dense|off|small|sparse|ownmap|costly|big|bigdense
+ * usage: test_promote dense|off|small|sparse|ownmap|costly|big|bigdense|bigsparse
  *   (HUGEPOLICY_BACKEND=jemalloc|mimalloc, HUGEPOLICY_PAGES=auto; THP
  *   enabled madvise or always, else exit 77)
  *
@@ -28,6 +28,9 @@
  *   its own), then the small heap: waiting ("heap small"), no "hg" on the
  *   last small block, promote.big_blocks at least 384 MiB (the big blocks
  *   counted in, the heap looked large and dense and was promoted);
+ * - bigsparse: a 512 MiB block, only its first 320 MiB written, then the
+ *   dense heap: promoted (a heap is large by what is resident outside its
+ *   big blocks: taking their usable size off made it look small);
  * - bigdense: the big blocks, then the dense heap: promoted, at the latest
  *   by a sample that a later big block brings (a heap that fills what the
  *   allocator mapped earlier maps nothing new: jemalloc's extents). */
@@ -98,6 +101,11 @@ int main(int argc, char **argv)
 	}
 	int own = strcmp(mode, "ownmap") == 0, sparse = own || strcmp(mode, "sparse") == 0;
 	int big = strcmp(mode, "big") == 0 || strcmp(mode, "bigdense") == 0;
+	int dense = strcmp(mode, "dense") == 0 || strcmp(mode, "bigdense") == 0 || strcmp(mode, "bigsparse") == 0;
+	unsigned char *untouched = strcmp(mode, "bigsparse") == 0 ? malloc(512 * (size_t)MIB) : NULL;
+	CHECK(untouched != NULL || strcmp(mode, "bigsparse") != 0);
+	if (untouched)
+		memset(untouched, 7, 320 * (size_t)MIB);        /* the last 192 MiB never touched */
 	enum { BIG_BLOCKS = 24 };
 	unsigned char *bigs[BIG_BLOCKS] = { 0 };
 	for (int i = 0; big && i < BIG_BLOCKS; i++) {
@@ -143,7 +151,7 @@ int main(int argc, char **argv)
 		CHECK_MSG(big_blocks >= BIG_BLOCKS * 16 * (long long)MIB, "promote.big_blocks %lld for %d live blocks of "
 			  "16 MiB", big_blocks, BIG_BLOCKS);
 	}
-	if (strcmp(mode, "dense") == 0 || strcmp(mode, "bigdense") == 0) {
+	if (dense) {
 		CHECK_MSG(strcmp(state, "promoted") == 0, "not promoted");
 		CHECK_MSG(report_num(rep, "promote.at_resident") >= 128 * (long long)MIB, "promote.at_resident");
 		CHECK_MSG(now_resident >= 128 * (long long)MIB, "the report's heap now: %lld B resident after the "
@@ -184,5 +192,6 @@ int main(int argc, char **argv)
 	free(keep);
 	for (int i = 0; i < BIG_BLOCKS; i++)
 		free(bigs[i]);
+	free(untouched);
 	return check_result("test_promote");
 }

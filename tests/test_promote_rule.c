@@ -44,7 +44,7 @@ static void plan(int backend, int pages, uint64_t promote, int thp_enabled, uint
 int main(void)
 {
 	row(0, 512 * MIB, 512 * MIB, 0, HP_PROMOTE_NEVER, "off");
-	row(128 * MIB, 100 * MIB, 120 * MIB, 0, HP_PROMOTE_SMALL, "100 MiB resident outside 0 MiB of big blocks, below 128 MiB");
+	row(128 * MIB, 100 * MIB, 120 * MIB, 0, HP_PROMOTE_SMALL, "100 MiB resident outside big blocks (0 MiB in them), below 128 MiB");
 	row(128 * MIB, 128 * MIB - 1, 128 * MIB, 0, HP_PROMOTE_SMALL, "heap small");
 	row(128 * MIB, 200 * MIB, 401 * MIB, 0, HP_PROMOTE_SPARSE, "200 MiB resident of 401 MiB mapped");
 	row(128 * MIB, 200 * MIB, 400 * MIB, 0, HP_PROMOTE_NOW, "promoted at 200 MiB resident of 400 MiB mapped (50 %)");
@@ -52,7 +52,7 @@ int main(void)
 	row(128 * MIB, 0, 0, 0, HP_PROMOTE_SMALL, "heap small");
 	/* big blocks: large only by what lies outside them, dense with them */
 	row(128 * MIB, 400 * MIB, 420 * MIB, 370 * MIB, HP_PROMOTE_SMALL,
-	    "30 MiB resident outside 370 MiB of big blocks, below 128 MiB");
+	    "30 MiB resident outside big blocks (370 MiB in them), below 128 MiB");
 	row(128 * MIB, 500 * MIB, 900 * MIB, 300 * MIB, HP_PROMOTE_NOW, "(55 %), 200 MiB outside big blocks");
 	row(128 * MIB, 500 * MIB, 1100 * MIB, 300 * MIB, HP_PROMOTE_SPARSE, "500 MiB resident of 1100 MiB mapped");
 	row(128 * MIB, 100 * MIB, 100 * MIB, 200 * MIB, HP_PROMOTE_SMALL, "0 MiB resident outside");
