@@ -17,9 +17,8 @@ foreach(BE jemalloc mimalloc)
     elseif(MODE STREQUAL "costly")
       set(E "${E};HUGEPOLICY_FAULT_COST=2,5000")     # 5 ms per THP fault against 512 x 2 us
     elseif(MODE MATCHES "^big")
-      # every big block advised and tracked: under measure, a block whose
-      # own THP fault was slow goes back to base pages, and mimalloc then
-      # does not track it (promote.big_blocks one block short)
+      # every big block advised: under measure, which blocks go back to
+      # base pages (their own THP faults timed) depends on the host
       set(E "${E};HUGEPOLICY_FAULT_COST=off")
     endif()
     set_tests_properties(${T} PROPERTIES ENVIRONMENT "${E}" SKIP_RETURN_CODE 77)
