@@ -15,8 +15,10 @@
 
 /* The tracked blocks now live, an open-addressing set of
  * addresses (0 empty, 1 deleted).  A free looks only while it is not empty;
- * inserts and deletes take the lock, lookups do not (a lookup that races a
- * rebuild may miss: that block then keeps its advice, nothing worse).  The
+ * inserts and deletes take the lock, lookups do not: a rebuild (which
+ * empties the table and its filter, then puts the live blocks back) makes
+ * gen odd while it runs, and a lookup that found nothing while gen was odd
+ * or changed looks again under the lock.  The
  * set is kept at most half full, live and deleted slots together, so that a
  * lookup of a block that is not there ends at an empty slot in a few steps;
  * beyond ADVISED_CAP / 2 live advised blocks (8192: 32 GiB of 4 MiB blocks)
@@ -28,6 +30,14 @@ static _Atomic size_t advised_len[ADVISED_CAP]; /* written before the address */
 static atomic_int n_advised;
 static unsigned n_deleted;              /* under the lock */
 static pthread_mutex_t advised_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_uint gen;                 /* rebuilds begun and ended: odd while one runs */
+
+/* a lookup that began at generation g0 and found nothing (its loads
+ * acquire: this one cannot come before them) may have raced a rebuild */
+static int raced(unsigned g0)
+{
+	return (g0 & 1) || atomic_load_explicit(&gen, memory_order_acquire) != g0;
+}
 
 /* 2 MiB granules holding an advised block's start: most frees are one bit
  * test (set on insert, rebuilt with the set; a stale bit costs a lookup) */
@@ -41,8 +51,10 @@ static unsigned granule(uintptr_t a)
 
 int hp_advised_set_maybe(const void *p)
 {
-	unsigned g = granule((uintptr_t)p);
-	return (atomic_load_explicit(&filter[g / 64], memory_order_relaxed) >> (g % 64)) & 1;
+	unsigned g = granule((uintptr_t)p), g0 = atomic_load_explicit(&gen, memory_order_acquire);
+	if ((atomic_load_explicit(&filter[g / 64], memory_order_acquire) >> (g % 64)) & 1)
+		return 1;
+	return raced(g0);       /* the filter was being rebuilt: maybe */
 }
 
 static void filter_add(uintptr_t a)
@@ -99,6 +111,7 @@ static void tidy_locked(int force)
 	if (!force && n_deleted < ADVISED_CAP / 8 && atomic_load(&n_advised) > 0)
 		return;
 	unsigned n = 0;
+	atomic_fetch_add(&gen, 1);      /* odd: lock-free lookups that find nothing look again */
 	for (unsigned i = 0; i < ADVISED_CAP; i++) {
 		uintptr_t v = atomic_load_explicit(&advised[i], memory_order_relaxed);
 		if (v > DELETED && n < ADVISED_CAP / 2) {
@@ -113,32 +126,49 @@ static void tidy_locked(int force)
 		atomic_store_explicit(&filter[i], 0, memory_order_relaxed);
 	for (unsigned i = 0; i < n; i++)
 		put_locked(live[i], live_len[i]);       /* n < ADVISED_CAP / 2: no recursion */
+	atomic_fetch_add_explicit(&gen, 1, memory_order_release);
+}
+
+/* Under the lock: a out of the set; 1 if it was there */
+static int take_locked(uintptr_t a)
+{
+	for (unsigned i = 0, s = slot_of(a); i < ADVISED_CAP; i++, s = (s + 1) & (ADVISED_CAP - 1)) {
+		uintptr_t v = atomic_load_explicit(&advised[s], memory_order_relaxed);
+		if (v == 0)
+			return 0;
+		if (v != a)
+			continue;
+		atomic_store_explicit(&advised[s], DELETED, memory_order_relaxed);
+		atomic_fetch_sub(&n_advised, 1);
+		n_deleted++;
+		tidy_locked(0);
+		return 1;
+	}
+	return 0;
 }
 
 /* 1 if p was a tracked block (now forgotten) */
 int hp_advised_set_forget(void *p)
 {
 	uintptr_t a = (uintptr_t)p;
-	if (atomic_load_explicit(&n_advised, memory_order_acquire) == 0)
+	unsigned g0 = atomic_load_explicit(&gen, memory_order_acquire);
+	if (atomic_load_explicit(&n_advised, memory_order_acquire) == 0 && !raced(g0))
 		return 0;
-	for (unsigned i = 0, s = slot_of(a); i < ADVISED_CAP; i++, s = (s + 1) & (ADVISED_CAP - 1)) {
+	int found = 0;
+	for (unsigned i = 0, s = slot_of(a); i < ADVISED_CAP && !found; i++, s = (s + 1) & (ADVISED_CAP - 1)) {
 		uintptr_t v = atomic_load_explicit(&advised[s], memory_order_acquire);
 		if (v == 0)
-			return 0;
-		if (v != a)
-			continue;
-		pthread_mutex_lock(&advised_lock);
-		int mine = atomic_load_explicit(&advised[s], memory_order_relaxed) == a;
-		if (mine) {
-			atomic_store_explicit(&advised[s], DELETED, memory_order_relaxed);
-			atomic_fetch_sub(&n_advised, 1);
-			n_deleted++;
-			tidy_locked(0);
-		}
-		pthread_mutex_unlock(&advised_lock);
-		return mine;
+			break;
+		found = v == a;
 	}
-	return 0;
+	/* not seen: not there, unless a rebuild ran meanwhile; seen: taken
+	 * under the lock, wherever a rebuild has put it since */
+	if (!found && !raced(g0))
+		return 0;
+	pthread_mutex_lock(&advised_lock);
+	int mine = take_locked(a);
+	pthread_mutex_unlock(&advised_lock);
+	return mine;
 }
 
 int hp_advised_set_put(void *p, size_t len)
@@ -170,4 +200,6 @@ uint64_t hp_advised_set_resident(void)
 void hp_advised_set_child_unlock(void)
 {
 	pthread_mutex_init(&advised_lock, NULL);
+	if (atomic_load(&gen) & 1)
+		atomic_fetch_add(&gen, 1);      /* a rebuild the fork cut short ends here: lookups stay lock-free */
 }

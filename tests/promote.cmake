@@ -74,3 +74,13 @@ target_link_libraries(test_promote_ranges PRIVATE ${HPJE_DIR}/libhpje.a dl m pth
 add_test(NAME promote_remembers_a_mapping_in_bounded_time_once_its_table_is_full COMMAND test_promote_ranges)
 set_tests_properties(promote_remembers_a_mapping_in_bounded_time_once_its_table_is_full PROPERTIES
   ENVIRONMENT "HUGEPOLICY_PAGES=off" TIMEOUT 120)
+# the big-block set never loses a block to its own rebuild (lock-free
+# lookups racing a rebuild missed blocks: they kept their advice and
+# stayed in the set)
+add_executable(test_advised_set_race test_advised_set_race.c $<TARGET_OBJECTS:hugepolicy_objs> $<TARGET_OBJECTS:hp_policy>)
+add_dependencies(test_advised_set_race hpje_archive)
+target_include_directories(test_advised_set_race PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(test_advised_set_race PRIVATE ${HPJE_DIR}/libhpje.a dl m pthread)
+add_test(NAME advised_set_finds_every_block_while_another_thread_rebuilds_it COMMAND test_advised_set_race)
+set_tests_properties(advised_set_finds_every_block_while_another_thread_rebuilds_it PROPERTIES
+  ENVIRONMENT "HUGEPOLICY_PAGES=off" TIMEOUT 300)
