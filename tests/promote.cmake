@@ -65,22 +65,20 @@ foreach(BE system jemalloc mimalloc)
     set_tests_properties(${T} PROPERTIES ENVIRONMENT "HUGEPOLICY_BACKEND=${BE};HUGEPOLICY_PAGES=${MODE}")
   endforeach()
 endforeach()
+# white box, hugepolicy linked statically: NAME runs EXE (from EXE.c)
+# with the promotion off at start-up
+function(hp_static_test NAME EXE)
+  add_executable(${EXE} ${EXE}.c $<TARGET_OBJECTS:hugepolicy_objs> $<TARGET_OBJECTS:hp_policy>)
+  add_dependencies(${EXE} hpje_archive)
+  target_include_directories(${EXE} PRIVATE ${CMAKE_SOURCE_DIR}/include)
+  target_link_libraries(${EXE} PRIVATE ${HPJE_DIR}/libhpje.a dl m pthread)
+  add_test(NAME ${NAME} COMMAND ${EXE})
+  set_tests_properties(${NAME} PROPERTIES ENVIRONMENT "HUGEPOLICY_PAGES=off" TIMEOUT 300)
+endfunction()
 # the table of the allocator's mappings, full: a new mapping costs a
 # bounded time, however many came since
-add_executable(test_promote_ranges test_promote_ranges.c $<TARGET_OBJECTS:hugepolicy_objs> $<TARGET_OBJECTS:hp_policy>)
-add_dependencies(test_promote_ranges hpje_archive)
-target_include_directories(test_promote_ranges PRIVATE ${CMAKE_SOURCE_DIR}/include)
-target_link_libraries(test_promote_ranges PRIVATE ${HPJE_DIR}/libhpje.a dl m pthread)
-add_test(NAME promote_remembers_a_mapping_in_bounded_time_once_its_table_is_full COMMAND test_promote_ranges)
-set_tests_properties(promote_remembers_a_mapping_in_bounded_time_once_its_table_is_full PROPERTIES
-  ENVIRONMENT "HUGEPOLICY_PAGES=off" TIMEOUT 120)
+hp_static_test(promote_remembers_a_mapping_in_bounded_time_once_its_table_is_full test_promote_ranges)
 # the big-block set never loses a block to its own rebuild (lock-free
 # lookups racing a rebuild missed blocks: they kept their advice and
 # stayed in the set)
-add_executable(test_advised_set_race test_advised_set_race.c $<TARGET_OBJECTS:hugepolicy_objs> $<TARGET_OBJECTS:hp_policy>)
-add_dependencies(test_advised_set_race hpje_archive)
-target_include_directories(test_advised_set_race PRIVATE ${CMAKE_SOURCE_DIR}/include)
-target_link_libraries(test_advised_set_race PRIVATE ${HPJE_DIR}/libhpje.a dl m pthread)
-add_test(NAME advised_set_finds_every_block_while_another_thread_rebuilds_it COMMAND test_advised_set_race)
-set_tests_properties(advised_set_finds_every_block_while_another_thread_rebuilds_it PROPERTIES
-  ENVIRONMENT "HUGEPOLICY_PAGES=off" TIMEOUT 300)
+hp_static_test(advised_set_finds_every_block_while_another_thread_rebuilds_it test_advised_set_race)
