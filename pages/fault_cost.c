@@ -159,10 +159,21 @@ static uint64_t touch_ns(uintptr_t w, size_t page)
 /* A measurement on the process's own mapping can find a huge page the
  * kernel has warm while the blocks get memory the host took back (or the
  * other way round); the block's own huge pages are what its fill pays.
- * Up to PROBE_WINDOWS of them are timed - the first, the last, the
- * middle: the kernel hands out warm and cold ones mixed, and one warm
- * first page let blocks fault the rest in cold - until one does not pay. */
-#define PROBE_WINDOWS 3
+ * Some of them are timed - the first, the last, then evenly between: 3,
+ * one in four of a bigger block's, at most PROBE_WINDOWS - until one does
+ * not pay: the kernel hands out warm and cold ones mixed, and one warm
+ * first page let blocks fault the rest in cold. */
+#define PROBE_WINDOWS 8
+
+/* the k-th huge page to time of a block of `whole` huge pages, of `of` */
+static size_t probe_index(unsigned k, size_t whole, unsigned of)
+{
+	if (k == 0)
+		return 0;
+	if (k == 1)
+		return whole - 1;
+	return (size_t)(k - 1) * (whole - 1) / (of - 1);       /* of <= whole: apart from the ends, distinct */
+}
 int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 {
 	if (adapt != HP_ADAPT_MEASURE)
@@ -177,8 +188,9 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 	uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HP_HUGE_2M - 1);     /* whole huge pages: [lo, hi) */
 	if (hi <= lo)
 		return retry ? back_to_base() : 1;      /* a retry keeps THP only on a sample that pays */
-	uintptr_t windows[PROBE_WINDOWS] = { lo, hi - HP_HUGE_2M,
-					     lo + ((hi - lo) / HP_HUGE_2M / 2) * HP_HUGE_2M };
+	size_t whole = (hi - lo) / HP_HUGE_2M;
+	unsigned of = whole < 3 ? (unsigned)whole : whole / 4 < 3 ? 3 : whole / 4 > PROBE_WINDOWS ? PROBE_WINDOWS
+												  : (unsigned)(whole / 4);
 	int saved = errno;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct hp_fault_costs c;
@@ -188,10 +200,8 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 	unsigned sampled = 0;
 	int go = 1;
 	char why[160] = "";
-	for (unsigned k = 0; k < PROBE_WINDOWS && go; k++) {
-		if (k && windows[k] == windows[k - 1])
-			continue;       /* a block of one or two huge pages */
-		uint64_t ns = touch_ns(windows[k], page);
+	for (unsigned k = 0; k < of && go; k++) {
+		uint64_t ns = touch_ns(lo + probe_index(k, whole, of) * HP_HUGE_2M, page);
 		if (!ns)
 			continue;
 		sum += ns;
