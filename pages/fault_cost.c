@@ -7,8 +7,9 @@
  * measurement older than HP_FAULT_COST_STALE_MS is taken again by the one
  * thread that wins a compare-and-swap; the others meanwhile use the last
  * one.  Between measurements, an advised big block's own THP faults are
- * made and timed (hp_fault_cost_probe, at most every HP_FAULT_PROBE_MS;
- * against a NO verdict, one block every HP_FAULT_RETRY_MS): what the
+ * made, timed and given back (hp_fault_cost_probe, at most every
+ * HP_FAULT_PROBE_MS; against a NO verdict, one block every
+ * HP_FAULT_RETRY_MS): what the
  * blocks really pay, where a measurement on memory of its own may find a
  * huge page warm that the blocks find cold, or the other way round; a
  * block whose faults did not pay is counted on base pages.  The costs are
@@ -22,6 +23,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -201,9 +203,15 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 	int go = 1;
 	char why[160] = "";
 	for (unsigned k = 0; k < of && go; k++) {
-		uint64_t ns = touch_ns(lo + probe_index(k, whole, of) * HP_HUGE_2M, page);
+		uintptr_t w = lo + probe_index(k, whole, of) * HP_HUGE_2M;
+		uint64_t ns = touch_ns(w, page);
 		if (!ns)
 			continue;
+		/* timed: given back, as it was (a fresh huge page held zeros; the
+		 * block is new to the caller, its content malloc's indeterminate
+		 * or calloc's zeros): the caller's first touch faults it in again,
+		 * a page never touched costs no memory (nor a cgroup's limit) */
+		madvise((void *)w, HP_HUGE_2M, MADV_DONTNEED);
 		sum += ns;
 		sampled++;
 		c.thp_ns = ns;

@@ -97,7 +97,7 @@ static void *advise(void *p, size_t n, int fresh)
 		int go = hp_fault_cost_block(n);
 		size_t advised = go ? hp_pages_advise_thp(p, n) : 0;
 		if (advised && !hp_fault_cost_probe(p, n, go == 2, fresh)) {
-			hp_pages_unadvise_thp(p, n);    /* the probe's huge pages stay; the rest on base pages */
+			hp_pages_unadvise_thp(p, n);    /* on base pages (the probe gave its huge pages back) */
 			advised = 0;
 		}
 		/* every big block, advised or not: the heap promotion weighs the
