@@ -123,8 +123,8 @@ int hp_fault_cost_block(size_t n)
 	if (verbose && go == 2 && atomic_fetch_add(&said, 1) < 16)
 		hp_say("THP: a block of %zu bytes tried on THP again, its own faults timed: %s", n, why);
 	else if (verbose && atomic_exchange(&last_block_verdict, v) != v && atomic_fetch_add(&said, 1) < 16)
-		hp_say("THP: blocks >= threshold %s from a block of %zu bytes on: %s",
-		       go ? "on THP" : "on base pages", n, why);
+		hp_say("THP: from a block of %zu bytes on, blocks >= threshold go on %s: %s", n,
+		       go ? "THP" : "base pages", why);
 	return go;
 }
 
@@ -199,6 +199,7 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 	current(&c);
 	c.got_thp = 1;
 	uint64_t sum = 0;
+	uintptr_t timed[PROBE_WINDOWS];
 	unsigned sampled = 0;
 	int go = 1;
 	char why[160] = "";
@@ -207,16 +208,19 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 		uint64_t ns = touch_ns(w, page);
 		if (!ns)
 			continue;
-		/* timed: given back, as it was (a fresh huge page held zeros; the
-		 * block is new to the caller, its content malloc's indeterminate
-		 * or calloc's zeros): the caller's first touch faults it in again,
-		 * a page never touched costs no memory (nor a cgroup's limit) */
-		madvise((void *)w, HP_HUGE_2M, MADV_DONTNEED);
+		timed[sampled++] = w;
 		sum += ns;
-		sampled++;
 		c.thp_ns = ns;
 		go = hp_thp_pays_go(hp_thp_pays(adapt, &c, 100, why, sizeof why));
 	}
+	/* timed: given back, as they were (a fresh huge page held zeros; the
+	 * block is new to the caller, its content malloc's indeterminate or
+	 * calloc's zeros): the caller's first touch faults them in again, a
+	 * page never touched costs no memory (nor a cgroup's limit).  Only
+	 * now: one given back between two timings is the huge page the next
+	 * fault finds, warm, whatever the block's others will be */
+	for (unsigned k = 0; k < sampled; k++)
+		madvise((void *)timed[k], HP_HUGE_2M, MADV_DONTNEED);
 	errno = saved;
 	if (!sampled)
 		return retry ? back_to_base() : 1;
