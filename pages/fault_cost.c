@@ -167,6 +167,14 @@ static uint64_t touch_ns(uintptr_t w, size_t page)
  * first page let blocks fault the rest in cold. */
 #define PROBE_WINDOWS 8
 
+/* how many of a block's `whole` huge pages are timed: all of 1 or 2, else
+ * one in four, at least 3, at most PROBE_WINDOWS */
+static unsigned to_time(size_t whole)
+{
+	size_t k = whole < 3 ? whole : whole / 4 < 3 ? 3 : whole / 4;
+	return (unsigned)(k < PROBE_WINDOWS ? k : PROBE_WINDOWS);
+}
+
 /* the k-th huge page to time of a block of `whole` huge pages, of `of` */
 static size_t probe_index(unsigned k, size_t whole, unsigned of)
 {
@@ -191,8 +199,7 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 	if (hi <= lo)
 		return retry ? back_to_base() : 1;      /* a retry keeps THP only on a sample that pays */
 	size_t whole = (hi - lo) / HP_HUGE_2M;
-	unsigned of = whole < 3 ? (unsigned)whole : whole / 4 < 3 ? 3 : whole / 4 > PROBE_WINDOWS ? PROBE_WINDOWS
-												  : (unsigned)(whole / 4);
+	unsigned of = to_time(whole);
 	int saved = errno;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct hp_fault_costs c;

@@ -26,6 +26,13 @@
  * (mTHP folios, no PMD THP), reused ones nothing; realloc of those stays
  * the backend's.  The other backends advise at their mmap instead.
  *
+ * Under auto a big block is advised only where THP pays (fault_cost.c),
+ * and a block new to the caller may have some of its huge pages faulted
+ * and timed first (hp_fault_cost_probe), its advice taken back where they
+ * did not pay; realloc's kept blocks are never touched.  Every big block
+ * is tracked (advised_set.c) where the backend's traits ask, so that the
+ * heap promotion can weigh the heap outside them.
+ *
  * Used by the system backend for pages=thp and by every backend for
  * pages=auto.  The inner ops and traits are copied once at start-up
  * (hp_thp_large_init), read-only after: every function is thread-safe.
