@@ -16,7 +16,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpperf import chart, hugetlb, machine, method, mthp, quiet, report, resume, settle, summary, targets, workloads  # noqa: E402
+from hpperf import (chart, hugetlb, machine, method, mthp, quiet, report, resume, settle, summary,  # noqa: E402
+                    targets, variant, workloads)
 from hpperf.measure import run_measured  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -54,6 +55,13 @@ def csv_list(allowed):
             raise argparse.ArgumentTypeError("expected a comma list of %s" % ",".join(allowed))
         return items
     return parse
+
+
+def variant_arg(text):
+    try:
+        return variant.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc))
 
 
 def parse_args(argv):
@@ -113,6 +121,11 @@ def parse_args(argv):
                    help="run every configuration twice: with hugepages-SIZE (e.g. 64K) madvise, "
                         "named CONFIG+mthpSIZE, and with it never (root; the setting is put back "
                         "at the end)")
+    p.add_argument("--auto-variant", metavar="OPTION=VALUE", action="append", default=[],
+                   type=variant_arg,
+                   help="also run each hugepolicy backend's auto with HUGEPOLICY_OPTION=VALUE, named "
+                        "auto+option=value, in the same rounds, and table it against auto (repeatable; "
+                        "e.g. PROMOTE=off)")
     p.add_argument("--lock", default="/tmp/hp-sysstate.lock",
                    help="with --mthp: the lock file held while the size is switched "
                         "(default /tmp/hp-sysstate.lock)")
@@ -160,12 +173,14 @@ def configurations(args):
             configs += [(b, m) for m in modes if m in conf]   # the modes it has
         else:
             configs += [(b, m) for m in modes]
+    configs = variant.configurations(configs, args.auto_variant, NATIVES)
     if args.mthp:
         configs = [(b, m + tag) for b, m in configs for tag in ("", mthp.suffix(args.mthp))]
     return configs
 
 
 def child_command(args, backend, mode, cmd):
+    options = variant.env_of(mode)      # "auto+promote=off": HUGEPOLICY_PROMOTE=off
     mode = mode.split("+", 1)[0]        # "auto+mthp64K": auto, the size switched around it
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("HUGEPOLICY_", "MIMALLOC_"))
@@ -177,6 +192,7 @@ def child_command(args, backend, mode, cmd):
             env["LD_PRELOAD"] = lib
         return cmd, env
     env["HUGEPOLICY_STATS"] = "json"
+    env.update(options)
     if args.plain:
         env.update(HUGEPOLICY_BACKEND=backend, HUGEPOLICY_PAGES=mode)
         return cmd, env
@@ -291,6 +307,9 @@ def write_outputs(out_dir, cfg, facts, runs, wls, names):
         parts += ["### mTHP: each configuration with hugepages-%dkB madvise against itself with never "
                   "(paired ratio [bootstrap 95 %% interval])" % cfg["mthp"],
                   mthp.table(runs, wls, names, cfg["mthp"])]
+    if cfg.get("auto_variant"):
+        parts += ["### auto with one option changed, against auto (paired ratio [bootstrap 95 % interval])",
+                  variant.table(runs, wls, names, [tuple(v) for v in cfg["auto_variant"]])]
     if any(w.name == "fresh-buffer" for w in wls):
         parts.append(report.cold_warm_table(runs, names))
     if any(w.name == "redis" for w in wls):

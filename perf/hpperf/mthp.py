@@ -89,10 +89,6 @@ def table(runs, workloads, configs, kb):
         return ""
     folio_key = "process.mthp.%dkB" % kb
 
-    def ci(w, on, off, key):
-        r = report.paired_ci(runs, w, on, off, key)
-        return "%.3f [%.3f, %.3f]" % r if r else "–"
-
     def folios(w, c):
         vals = sorted((r.get("hp_stats") or {}).get(folio_key) for r in runs
                       if r["workload"] == w and r["config"] == c and r["ok"]
@@ -105,8 +101,8 @@ def table(runs, workloads, configs, kb):
     for w in workloads:
         main = wlreg.main_metric(w)
         for off, on in pairs:
-            rows.append([w.name, off, ci(w.name, on, off, main)]
-                        + [ci(w.name, on, off, k) for k in ("wall_s", "cpu_s", "peak_mem_mib", "minflt")]
+            rows.append([w.name, off] + [report.ci_text(runs, w.name, on, off, k)
+                                         for k in (main, "wall_s", "cpu_s", "peak_mem_mib", "minflt")]
                         + ["%s / %s" % (folios(w.name, off), folios(w.name, on))])
     return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
                      + ["| " + " | ".join(r) + " |" for r in rows])

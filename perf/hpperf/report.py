@@ -63,6 +63,12 @@ def paired_ci(runs, workload, config, baseline, key, n=2000, seed=1):
 _CI_CACHE = {}
 
 
+def ci_text(runs, workload, config, baseline, key):
+    """paired_ci as 'median [lo, hi]', or '–' without a common round."""
+    r = paired_ci(runs, workload, config, baseline, key)
+    return "%.3f [%.3f, %.3f]" % r if r else "–"
+
+
 def _bootstrap(ratios, n, seed):
     # one choices() call draws the same values, in the same order, as n
     # calls of k each (and statistics.median of a chunk is the mean of its

@@ -15,7 +15,7 @@ import os
 
 # options that change what a run measures; the rest (--out, --timeout...) may differ
 SAME = ("workloads", "backends", "modes", "repeat", "max_repeat", "ci_width", "quality",
-        "settle", "drop_caches", "order", "plain", "hugetlb_pages", "interval", "pool")
+        "settle", "drop_caches", "order", "plain", "hugetlb_pages", "interval", "pool", "auto_variant")
 
 
 def build_id(args):
