@@ -173,8 +173,9 @@ static void block_caught_signals(void)
 	sigemptyset(&caught);
 	for (int sig = 1; sig < NSIG; sig++) {
 		struct sigaction sa;
-		if (sigaction(sig, NULL, &sa) == 0 && ((sa.sa_flags & SA_SIGINFO) ||
-		    (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)))
+		/* SIG_DFL and SIG_IGN whatever the flags: the kernel's
+		 * SA_RESETHAND reset leaves SA_SIGINFO beside SIG_DFL */
+		if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
 			sigaddset(&caught, sig);
 	}
 	pthread_sigmask(SIG_BLOCK, &caught, NULL);

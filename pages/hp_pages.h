@@ -254,6 +254,16 @@ void hp_fork_read(struct hp_fork_report *f);
 /* hugetlb_fork_sigbus.c: from prepare to the end of the child handler, a
  * child's SIGBUS inside a staged mapping puts the staged copy there
  * (hp_fork_place_staged, hugetlb_fork.c: 1 if it did) and retries. */
+/* a spinning waiter's pause between two tries of a lock */
+static inline void hp_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
 void hp_fork_sigbus_arm(void);
 void hp_fork_sigbus_disarm(void);
 int hp_fork_place_staged(const void *addr);

@@ -15,10 +15,14 @@
  * write is made again, on the child's own memory.  Any other SIGBUS - in the
  * parent, outside those mappings, sent by kill/tgkill, or with no copy - goes
  * to the disposition the program had: its handler is called as the kernel
- * would have called it, SIG_DFL and SIG_IGN are put back (a sent SIGBUS is
- * then raised again, a fault repeats).  Within the window a sigaction query
- * of SIGBUS sees hugepolicy's handler; a handler the program installs
- * meanwhile is kept (not overwritten when the window closes).
+ * would have called it; SIG_DFL and SIG_IGN are put back, and what the
+ * kernel would have done happens - a fault repeats (BUS_ADRALN, ADRERR,
+ * OBJERR, MCEERR_AR), anything else (sent, BUS_MCEERR_AO) is raised again
+ * under SIG_DFL and dropped under SIG_IGN.  Within the window a sigaction
+ * query of SIGBUS sees hugepolicy's handler; a handler the program installs
+ * meanwhile is kept (not overwritten when the window closes), and one that
+ * saved hugepolicy's and puts it back later gets the program's disposition
+ * emulated on (never hugepolicy's handler calling itself).
  *
  * "As the kernel would have called it": hugepolicy's handler is installed
  * with the program handler's SA_ONSTACK and SA_RESTART (both when the
@@ -27,40 +31,69 @@
  * has one, for an SA_ONSTACK handler) and an interrupted call restarts as
  * the program asked.  The program's handler runs with the mask the kernel
  * would have set: the interrupted mask, plus its sa_mask, plus SIGBUS unless
- * SA_NODEFER; its SA_RESETHAND makes SIGBUS's disposition SIG_DFL from that
- * call on (within the window hugepolicy's handler stays in place and treats
- * a further SIGBUS as SIG_DFL; the window's end puts SIG_DFL back).  A
- * handler that returns gets hugepolicy's mask back; one that siglongjmps
- * leaves the mask as the kernel's call would have.
+ * SA_NODEFER, and errno as it was interrupted; its SA_RESETHAND makes
+ * SIGBUS's disposition SIG_DFL from that call on (within the window
+ * hugepolicy's handler stays in place and treats a further SIGBUS as
+ * SIG_DFL; the window's end puts SIG_DFL back).  A handler that returns gets
+ * hugepolicy's mask back; one that siglongjmps leaves the mask as the
+ * kernel's call would have.
  *
- * Invariant: arming, disarming and a handler's reading of the program's
- * disposition (with its SA_RESETHAND reset) happen one at a time under
- * `lock`, each holder with every signal blocked (a handler on another thread
- * spins only while arm or disarm runs).  So a handler sees the disposition
- * the window saved, never the previous window's, and a call the kernel
- * delivered inside the window leaves SIG_DFL however late it runs: disarm
- * restores the reset disposition, or the call resets the restored one
- * itself.  A process other than the armed one is a child before its atfork
- * handler (single-threaded) or one with no window of its own open (no
- * handler of ours runs there): it frees the lock before taking it, as a
- * parent's thread may have held it at the fork.
+ * Invariant: arming, disarming, putting a disposition back and a handler's
+ * reading of the program's disposition (with its SA_RESETHAND reset) happen
+ * one at a time under the window's lock, each holder with every signal
+ * blocked that can be (glibc keeps its cancellation and setxid signals:
+ * asynchronous cancellation of a thread inside hugepolicy's SIGBUS handler
+ * leaves the lock held).  A waiter spins briefly, then sleeps on the lock's
+ * futex.  So a handler sees the disposition the window saved, and a call the
+ * kernel delivered inside the window leaves SIG_DFL even when it runs after
+ * the window's end: disarm restores the reset disposition, or the call
+ * resets the restored one itself.  The lock and the "this process armed"
+ * mark live in a page advised MADV_WIPEONFORK: a forked child (fork, _Fork,
+ * clone without CLONE_VM) finds both zero, so it knows itself a child and
+ * the lock free, whatever a parent's thread held at the fork and whatever
+ * its pid; a vfork child shares the page and counts as its parent.  Where
+ * the kernel has no MADV_WIPEONFORK (before 4.14) a static page and the pid
+ * stand in (a child of a pid namespace's pid 1 may then be taken for it).
+ *
+ * Not emulated exactly (the kernel's choice happens at delivery, ours after):
+ * a SIGBUS that reaches the restored handler between disarm and a late
+ * SA_RESETHAND call's reset runs that handler once more; a handler the
+ * program installs between disarm's check and its restore, or between a
+ * late call's check and its reset, is replaced; under SIG_IGN a sent SIGBUS
+ * in the window interrupts calls SA_RESTART does not restart (EINTR).
  */
 #define _GNU_SOURCE
 #include "hp_pages.h"
 
+#include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
-static struct sigaction before;        /* the program's disposition */
-static pid_t parent_pid;
-static volatile sig_atomic_t armed;
-static atomic_flag lock = ATOMIC_FLAG_INIT;
+#define SPINS 100
+
+/* zeroed in a forked child (MADV_WIPEONFORK) */
+struct window {
+	atomic_int lock;        /* 0 free, 1 held, 2 held with sleepers */
+	volatile sig_atomic_t mine;     /* this process armed */
+};
+
+static struct window fallback, *win = &fallback;
+static struct sigaction before;         /* the program's disposition */
+static volatile sig_atomic_t parent_pid, armed, reset;
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc);
+
+static int is_ours(const struct sigaction *a)
+{
+	return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == on_sigbus;
+}
 
 /* a handler to call: the kernel reads SIG_DFL and SIG_IGN whatever the flags
  * (its SA_RESETHAND reset leaves SA_SIGINFO set beside SIG_DFL) */
@@ -69,34 +102,86 @@ static int is_handler(const struct sigaction *a)
 	return a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN;
 }
 
+/* the disposition as the kernel's SA_RESETHAND reset leaves it */
+static struct sigaction reset_form(const struct sigaction *a)
+{
+	struct sigaction d = *a;
+	d.sa_handler = SIG_DFL;
+	return d;
+}
+
+static int is_child(void)
+{
+	return win == &fallback ? getpid() != parent_pid : !win->mine;
+}
+
 static void take(sigset_t *old)
 {
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, old);
-	if (getpid() != parent_pid)
-		atomic_flag_clear(&lock);       /* a child: a parent's thread may have held it at the fork */
-	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
-		;
+	if (win == &fallback && getpid() != parent_pid)
+		atomic_store(&win->lock, 0);    /* a child: a parent's thread may have held it */
+	for (int i = 0; i < SPINS; i++) {
+		int free_ = 0;
+		if (atomic_compare_exchange_weak(&win->lock, &free_, 1))
+			return;
+		hp_cpu_relax();
+	}
+	while (atomic_exchange(&win->lock, 2) != 0)
+		syscall(SYS_futex, &win->lock, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
 }
 
 static void give(const sigset_t *old)
 {
-	atomic_flag_clear_explicit(&lock, memory_order_release);
+	if (atomic_exchange(&win->lock, 0) == 2)
+		syscall(SYS_futex, &win->lock, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* The window's page, once: a page that a fork wipes, else the static one. */
+static void window_page(void)
+{
+	static int tried;
+	if (tried)
+		return;
+	tried = 1;
+	struct window *w = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED)
+		return;
+	if (madvise(w, (size_t)sysconf(_SC_PAGESIZE), MADV_WIPEONFORK) != 0) {
+		munmap(w, (size_t)sysconf(_SC_PAGESIZE));
+		return;
+	}
+	win = w;
+}
+
+/* With the lock held: the window closed, disposition d in place of
+ * hugepolicy's handler if that is still there (one installed meanwhile
+ * stays). */
+static void put_back_locked(const struct sigaction *d)
+{
+	struct sigaction now;
+	armed = 0;
+	if (sigaction(SIGBUS, NULL, &now) == 0 && is_ours(&now))
+		sigaction(SIGBUS, d, NULL);
+}
+
+static void put_back(const struct sigaction *d)
+{
+	sigset_t old;
+	take(&old);
+	put_back_locked(d);
+	give(&old);
 }
 
 static void disarm(void)
 {
 	sigset_t old;
 	take(&old);
-	if (armed) {
-		armed = 0;
-		struct sigaction now;
-		/* only if ours is still there: a handler installed meanwhile stays */
-		if (sigaction(SIGBUS, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_sigbus)
-			sigaction(SIGBUS, &before, NULL);
-	}
+	struct sigaction d = reset ? reset_form(&before) : before;
+	put_back_locked(&d);
 	give(&old);
 }
 
@@ -109,29 +194,28 @@ static struct sigaction program(void)
 {
 	sigset_t old;
 	take(&old);
-	struct sigaction h = before;
+	struct sigaction h = reset ? reset_form(&before) : before;
 	if (is_handler(&h) && (h.sa_flags & SA_RESETHAND)) {
-		struct sigaction dfl, now;
-		memset(&dfl, 0, sizeof dfl);
-		dfl.sa_handler = SIG_DFL;
+		struct sigaction now, d = reset_form(&h);
 		if (armed)
-			before = dfl;
+			reset = 1;
 		else if (sigaction(SIGBUS, NULL, &now) == 0 && now.sa_handler == h.sa_handler)
-			sigaction(SIGBUS, &dfl, NULL);
+			sigaction(SIGBUS, &d, NULL);
 	}
 	give(&old);
 	return h;
 }
 
-/* The program's handler h, with the mask the kernel would have set (see the
- * top). */
-static void call(const struct sigaction *h, int sig, siginfo_t *si, void *uc)
+/* The program's handler h, with the mask and errno the kernel would have
+ * left (see the top). */
+static void call(const struct sigaction *h, int sig, siginfo_t *si, void *uc, int err)
 {
 	sigset_t mask = ((ucontext_t *)uc)->uc_sigmask, ours;
 	sigorset(&mask, &mask, &h->sa_mask);
 	if (!(h->sa_flags & SA_NODEFER))
 		sigaddset(&mask, sig);
 	pthread_sigmask(SIG_SETMASK, &mask, &ours);
+	errno = err;
 	if (h->sa_flags & SA_SIGINFO)
 		h->sa_sigaction(sig, si, uc);
 	else
@@ -139,46 +223,69 @@ static void call(const struct sigaction *h, int sig, siginfo_t *si, void *uc)
 	pthread_sigmask(SIG_SETMASK, &ours, NULL);
 }
 
-/* The program's own disposition, as if hugepolicy's handler were not there. */
-static void chain(int sig, siginfo_t *si, void *uc)
+/* a SIGBUS the kernel sends again when the handler returns: the faulting
+ * instruction runs again */
+static int repeats(const siginfo_t *si)
 {
-	struct sigaction h = program();
-	if (h.sa_handler == SIG_IGN && si->si_code <= 0)
-		return;                 /* a sent SIGBUS the program ignores */
-	if (!is_handler(&h)) {
-		/* the process ends as it would have: a fault repeats on return
-		 * (the kernel forces the default on an ignored one), a sent
-		 * SIGBUS is sent again and delivered once this handler returns */
-		disarm();
-		if (si->si_code <= 0)
-			raise(SIGBUS);
-		return;
-	}
-	call(&h, sig, si, uc);
+	return si->si_code == BUS_ADRALN || si->si_code == BUS_ADRERR || si->si_code == BUS_OBJERR ||
+	       si->si_code == BUS_MCEERR_AR;
 }
 
+/* The program's own disposition, as if hugepolicy's handler were not there.
+ * Returns whether the program's handler ran (errno is then its). */
+static int chain(int sig, siginfo_t *si, void *uc, int err)
+{
+	struct sigaction h = program();
+	if (is_handler(&h)) {
+		call(&h, sig, si, uc, err);
+		return 1;
+	}
+	if (h.sa_handler == SIG_IGN && !repeats(si))
+		return 0;               /* dropped, as the kernel would */
+	/* the process ends as it would have: a fault repeats on return (the
+	 * kernel forces the default on an ignored one), anything else is
+	 * raised again and delivered once this handler returns */
+	put_back(&h);
+	if (!repeats(si))
+		raise(SIGBUS);
+	return 0;
+}
+
+/* The child's path touches no thread-local storage (errno included): the
+ * thread's descriptor may sit in a hugetlb block not yet placed, where a
+ * read or write with SIGBUS blocked would kill the child. */
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	/* si_code > 0: raised by the kernel for a fault (not kill/tgkill/sigqueue) */
-	if (armed && si->si_code > 0 && getpid() != parent_pid && hp_fork_place_staged(si->si_addr))
+	if (armed && si->si_code > 0 && is_child() && hp_fork_place_staged(si->si_addr))
 		return;                 /* the faulting write runs again, on the copy */
-	chain(sig, si, uc);
+	int err = errno;
+	if (!chain(sig, si, uc, err))
+		errno = err;
 }
 
 void hp_fork_sigbus_arm(void)
 {
-	struct sigaction sa, now;
+	struct sigaction sa, now, was;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_sigbus;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigfillset(&sa.sa_mask);
+	window_page();
 	sigset_t old;
 	parent_pid = getpid();          /* first: take() is then no child's */
 	take(&old);
-	if (sigaction(SIGBUS, NULL, &now) == 0 && is_handler(&now))
+	if (sigaction(SIGBUS, NULL, &now) == 0 && is_ours(&now))
+		now = reset ? reset_form(&before) : before;
+	if (is_handler(&now))
 		sa.sa_flags = SA_SIGINFO | (now.sa_flags & (SA_ONSTACK | SA_RESTART));
-	if (sigaction(SIGBUS, &sa, &before) == 0)
+	if (sigaction(SIGBUS, &sa, &was) == 0) {
+		/* ours put back by the program: the program's is the saved one */
+		before = is_ours(&was) ? now : was;
+		reset = 0;
+		win->mine = 1;
 		armed = 1;
+	}
 	give(&old);
 }
 

@@ -46,15 +46,6 @@ static int try_take(uintptr_t self)
 	return atomic_compare_exchange_strong(&owner, &none, self);
 }
 
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
 void hp_tlb_lock(void)
 {
 	uintptr_t self = (uintptr_t)pthread_self();
@@ -65,7 +56,7 @@ void hp_tlb_lock(void)
 	for (int i = 0; i < SPINS; i++) {
 		if (atomic_load_explicit(&owner, memory_order_relaxed) == 0 && try_take(self))
 			return;
-		cpu_relax();
+		hp_cpu_relax();
 	}
 	atomic_fetch_add(&waiting, 1);
 	for (;;) {

@@ -84,6 +84,19 @@ foreach(M altstack nodefer resethand)
     RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 120)
 endforeach()
 
+# a program with SIGBUS at SIG_DFL dies of SIGBUS as the kernel would have
+# killed it, also after a thread saved and put back hugepolicy's window
+# handler, and for a SIGBUS no instruction repeats (BUS_MCEERR_AO)
+add_executable(test_fork_sigbus_default test_fork_sigbus_default.c)
+target_link_libraries(test_fork_sigbus_default PRIVATE hugepolicy pthread)
+foreach(M restored mceerr_ao)
+  set(T system_hugetlb_fork_window_leaves_sig_dfl_to_kill_the_process_${M})
+  add_test(NAME ${T} COMMAND ${POOL} 16 $<TARGET_FILE:test_fork_sigbus_default> ${M})
+  set_tests_properties(${T} PROPERTIES
+    ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
+    RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 120)
+endforeach()
+
 # _Fork() and clone() without CLONE_VM run no atfork handler: the child
 # shares the hugetlb pages copy-on-write (the documented limit): with the
 # pool left without a page it reads them, dies of SIGBUS when it writes one;

@@ -121,15 +121,7 @@ int main(int argc, char **argv)
 	/* on a loaded machine the reader may sleep through a whole window:
 	 * fork on until it has faulted in one */
 	for (; forks < FORKS || (forks < 8 * FORKS && !atomic_load(&in_window)); forks++) {
-		pid_t pid = fork();
-		if (pid == 0) {
-			for (int i = 0; i < nblk; i++)
-				memset(blk[i], 0x40, BLOCK);
-			_exit(0);
-		}
-		int status = 0;
-		waitpid(pid, &status, 0);
-		ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		ok += fork_writer(blk, nblk, BLOCK);
 	}
 	atomic_store(&stop, 1);
 	pthread_join(t, NULL);
