@@ -8,6 +8,10 @@
  *   altstack          fork from a SIGUSR1 handler on a malloc'ed sigaltstack
  *   altstack_threads  the same while another thread writes the pool's blocks
  *   thread            fork from a thread whose stack is a malloc'ed block
+ *   thread_pidns      the same from pid 1 of a pid namespace (run under
+ *                     `unshare --pid --fork`), the child made pid 1 of a
+ *                     namespace of its own: a child whose pid is its
+ *                     parent's is still known for the child it is
  * These take every page left in the pool.  The MODEs below fork from main
  * with that malloc'ed sigaltstack in place (fork then runs on hugepolicy's
  * stack) and check what the program's atfork handlers and caller see, as
@@ -26,6 +30,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
+#include <string.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -100,7 +106,10 @@ static void *writer(void *arg)
 
 static void *forker(void *arg)
 {
-	(void)arg;
+	if (arg && unshare(CLONE_NEWPID) != 0) {
+		CHECK_MSG(0, "unshare(CLONE_NEWPID): %s", strerror(errno));
+		return NULL;
+	}
 	fork_and_wait();
 	return NULL;
 }
@@ -177,10 +186,14 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	int alt = strncmp(mode, "altstack", 8) == 0, threads = strcmp(mode, "altstack_threads") == 0;
 	int from_main = !strcmp(mode, "atfork_sigaltstack") || !strcmp(mode, "atfork_deep") || !strcmp(mode, "errno");
-	if (!alt && !from_main && strcmp(mode, "thread") != 0) {
-		fprintf(stderr, "usage: test_fork_own_stack altstack|altstack_threads|thread|atfork_sigaltstack|atfork_deep|errno\n");
+	int pidns = strcmp(mode, "thread_pidns") == 0;
+	if (!alt && !from_main && !pidns && strcmp(mode, "thread") != 0) {
+		fprintf(stderr, "usage: test_fork_own_stack altstack|altstack_threads|thread|thread_pidns|"
+			"atfork_sigaltstack|atfork_deep|errno\n");
 		return 2;
 	}
+	if (pidns && getpid() != 1)
+		SKIP("thread_pidns: not pid 1 of a pid namespace (run it under unshare --pid --fork)");
 	unsigned char *stack = malloc(STACK);
 	CHECK(stack != NULL);
 	memset(stack, 1, STACK);
@@ -213,7 +226,7 @@ int main(int argc, char **argv)
 		pthread_t t;
 		pthread_attr_init(&at);
 		CHECK(pthread_attr_setstack(&at, stack, STACK) == 0);
-		CHECK(pthread_create(&t, &at, forker, NULL) == 0);
+		CHECK(pthread_create(&t, &at, forker, pidns ? "pidns" : NULL) == 0);
 		pthread_join(t, NULL);
 	}
 	if (threads) {
