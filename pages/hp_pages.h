@@ -251,9 +251,6 @@ struct hp_fork_report {
 	int cgroup_limited;             /* a cgroup hugetlb limit at start-up: every fork copies */
 };
 void hp_fork_read(struct hp_fork_report *f);
-/* hugetlb_fork_sigbus.c: from prepare to the end of the child handler, a
- * child's SIGBUS inside a staged mapping puts the staged copy there
- * (hp_fork_place_staged, hugetlb_fork.c: 1 if it did) and retries. */
 /* a spinning waiter's pause between two tries of a lock */
 static inline void hp_cpu_relax(void)
 {
@@ -264,6 +261,19 @@ static inline void hp_cpu_relax(void)
 #endif
 }
 
+/* hugetlb_fork_sigbus.c: from prepare to the end of the child handler, a
+ * child's SIGBUS inside a staged mapping puts the staged copy there
+ * (hp_fork_place_staged, hugetlb_fork.c: 1 if it did) and retries.  That
+ * path touches no thread-local storage, the stack canary included
+ * (HP_NO_TLS): the thread's descriptor may be in a block not yet placed. */
+#if defined(__has_attribute)
+#if __has_attribute(no_stack_protector)
+#define HP_NO_TLS __attribute__((no_stack_protector))
+#endif
+#endif
+#ifndef HP_NO_TLS
+#define HP_NO_TLS
+#endif
 void hp_fork_sigbus_arm(void);
 void hp_fork_sigbus_disarm(void);
 int hp_fork_place_staged(const void *addr);

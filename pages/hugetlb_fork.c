@@ -174,7 +174,7 @@ static void unstage(void)
  * local storage (the fault may be the thread descriptor's page, gone from
  * the child): mremap through syscall(2), not glibc's variadic wrapper, whose
  * stack protector reads the canary there. */
-int hp_fork_place_staged(const void *addr)
+HP_NO_TLS int hp_fork_place_staged(const void *addr)
 {
 	uintptr_t a = (uintptr_t)addr;
 	for (size_t i = 0; i < nstaged; i++) {

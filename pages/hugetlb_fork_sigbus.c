@@ -52,15 +52,23 @@
  * clone without CLONE_VM) finds both zero, so it knows itself a child and
  * the lock free, whatever a parent's thread held at the fork and whatever
  * its pid; a vfork child shares the page and counts as its parent.  Where
- * the kernel has no MADV_WIPEONFORK (before 4.14) a static page and the pid
- * stand in (a child of a pid namespace's pid 1 may then be taken for it).
+ * the page cannot be had (a kernel before 4.14 without MADV_WIPEONFORK, or
+ * the first arm's mmap refused) a static page and the pid stand in: a child
+ * frees the lock once, a child of a pid namespace's pid 1 may be taken for
+ * its parent, and a vfork child for a child.
  *
  * Not emulated exactly (the kernel's choice happens at delivery, ours after):
  * a SIGBUS that reaches the restored handler between disarm and a late
  * SA_RESETHAND call's reset runs that handler once more; a handler the
  * program installs between disarm's check and its restore, or between a
- * late call's check and its reset, is replaced; under SIG_IGN a sent SIGBUS
- * in the window interrupts calls SA_RESTART does not restart (EINTR).
+ * late call's check and its reset, is replaced, and so is one installed
+ * between arm's query and its install (the window then runs with the query's
+ * SA_ONSTACK/SA_RESTART); under SIG_IGN a sent SIGBUS in the window
+ * interrupts calls SA_RESTART does not restart (EINTR), and a SIGBUS the
+ * kernel forces (a fault with SIGBUS blocked) kills where it would anyway;
+ * a failed mremap on the child's path leaves its errno to the program's
+ * handler; a thread that puts SIG_DFL back mid-window (a SIGBUS it was
+ * killed by) leaves a child forked after that unprotected.
  */
 #define _GNU_SOURCE
 #include "hp_pages.h"
@@ -86,7 +94,7 @@ struct window {
 
 static struct window fallback, *win = &fallback;
 static struct sigaction before;         /* the program's disposition */
-static volatile sig_atomic_t parent_pid, armed, reset;
+static volatile sig_atomic_t parent_pid, armed, reset, cleared_pid;
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc);
 
@@ -110,7 +118,7 @@ static struct sigaction reset_form(const struct sigaction *a)
 	return d;
 }
 
-static int is_child(void)
+HP_NO_TLS static int is_child(void)
 {
 	return win == &fallback ? getpid() != parent_pid : !win->mine;
 }
@@ -120,8 +128,11 @@ static void take(sigset_t *old)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, old);
-	if (win == &fallback && getpid() != parent_pid)
-		atomic_store(&win->lock, 0);    /* a child: a parent's thread may have held it */
+	pid_t self = win == &fallback ? getpid() : 0;
+	if (self && self != parent_pid && self != cleared_pid) {
+		atomic_store(&win->lock, 0);    /* a child, once: a parent's thread may have held it */
+		cleared_pid = self;
+	}
 	for (int i = 0; i < SPINS; i++) {
 		int free_ = 0;
 		if (atomic_compare_exchange_weak(&win->lock, &free_, 1))
@@ -199,7 +210,11 @@ static struct sigaction program(void)
 		struct sigaction now, d = reset_form(&h);
 		if (armed)
 			reset = 1;
-		else if (sigaction(SIGBUS, NULL, &now) == 0 && now.sa_handler == h.sa_handler)
+		else if (sigaction(SIGBUS, NULL, &now) != 0)
+			;
+		else if (is_ours(&now))
+			reset = 1;      /* ours put back by the program: it emulates the reset one */
+		else if (now.sa_handler == h.sa_handler)
 			sigaction(SIGBUS, &d, NULL);
 	}
 	give(&old);
@@ -232,8 +247,9 @@ static int repeats(const siginfo_t *si)
 }
 
 /* The program's own disposition, as if hugepolicy's handler were not there.
- * Returns whether the program's handler ran (errno is then its). */
-static int chain(int sig, siginfo_t *si, void *uc, int err)
+ * Returns whether the program's handler ran (errno is then its).  Never
+ * inlined into on_sigbus, whose child path touches no TLS. */
+__attribute__((noinline)) static int chain(int sig, siginfo_t *si, void *uc, int err)
 {
 	struct sigaction h = program();
 	if (is_handler(&h)) {
@@ -254,7 +270,7 @@ static int chain(int sig, siginfo_t *si, void *uc, int err)
 /* The child's path touches no thread-local storage (errno included): the
  * thread's descriptor may sit in a hugetlb block not yet placed, where a
  * read or write with SIGBUS blocked would kill the child. */
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
+HP_NO_TLS static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	/* si_code > 0: raised by the kernel for a fault (not kill/tgkill/sigqueue) */
 	if (armed && si->si_code > 0 && is_child() && hp_fork_place_staged(si->si_addr))
@@ -279,11 +295,11 @@ void hp_fork_sigbus_arm(void)
 		now = reset ? reset_form(&before) : before;
 	if (is_handler(&now))
 		sa.sa_flags = SA_SIGINFO | (now.sa_flags & (SA_ONSTACK | SA_RESTART));
+	win->mine = 1;          /* before the handler is in place: its child path reads it */
 	if (sigaction(SIGBUS, &sa, &was) == 0) {
 		/* ours put back by the program: the program's is the saved one */
 		before = is_ours(&was) ? now : was;
 		reset = 0;
-		win->mine = 1;
 		armed = 1;
 	}
 	give(&old);
