@@ -15,13 +15,8 @@ sys.path.insert(0, os.path.join(repo, "perf"))
 import run  # noqa: E402
 from hpperf import mthp  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what, flush=True)
-    if not cond:
-        failures.append(what)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pycheck import check, failures  # noqa: E402
 
 
 args = run.parse_args(["--backends", "system,jemalloc", "--modes", "off,auto", "--mthp", "64K"])

@@ -14,13 +14,8 @@ import tempfile
 
 build, repo = sys.argv[1], sys.argv[2]
 cli = os.path.join(build, "hugepolicy")
-failures = []
-
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what, flush=True)
-    if not cond:
-        failures.append(what)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pycheck import check, failures  # noqa: E402
 
 
 def run(args, pages="thp"):

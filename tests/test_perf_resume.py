@@ -11,13 +11,8 @@ import sys
 import tempfile
 
 build, repo = sys.argv[1], sys.argv[2]
-failures = []
-
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what, flush=True)
-    if not cond:
-        failures.append(what)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pycheck import check, failures  # noqa: E402
 
 
 def runner(*extra):

@@ -13,13 +13,8 @@ sys.path.insert(0, os.path.join(repo, "perf"))
 import run  # noqa: E402
 from hpperf import variant  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what, flush=True)
-    if not cond:
-        failures.append(what)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pycheck import check, failures  # noqa: E402
 
 
 os.environ["HUGEPOLICY_PROMOTE"] = "64M"        # the caller's own must not leak into any run
