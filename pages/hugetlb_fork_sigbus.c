@@ -118,6 +118,12 @@ static struct sigaction reset_form(const struct sigaction *a)
 	return d;
 }
 
+/* the program's disposition as the window saved it, reset if a call reset it */
+static struct sigaction saved(void)
+{
+	return reset ? reset_form(&before) : before;
+}
+
 HP_NO_TLS static int is_child(void)
 {
 	return win == &fallback ? getpid() != parent_pid : !win->mine;
@@ -191,7 +197,7 @@ static void disarm(void)
 {
 	sigset_t old;
 	take(&old);
-	struct sigaction d = reset ? reset_form(&before) : before;
+	struct sigaction d = saved();
 	put_back_locked(&d);
 	give(&old);
 }
@@ -205,7 +211,7 @@ static struct sigaction program(void)
 {
 	sigset_t old;
 	take(&old);
-	struct sigaction h = reset ? reset_form(&before) : before;
+	struct sigaction h = saved();
 	if (is_handler(&h) && (h.sa_flags & SA_RESETHAND)) {
 		struct sigaction now, d = reset_form(&h);
 		if (armed)
@@ -292,7 +298,7 @@ void hp_fork_sigbus_arm(void)
 	parent_pid = getpid();          /* first: take() is then no child's */
 	take(&old);
 	if (sigaction(SIGBUS, NULL, &now) == 0 && is_ours(&now))
-		now = reset ? reset_form(&before) : before;
+		now = saved();
 	if (is_handler(&now))
 		sa.sa_flags = SA_SIGINFO | (now.sa_flags & (SA_ONSTACK | SA_RESTART));
 	win->mine = 1;          /* before the handler is in place: its child path reads it */
