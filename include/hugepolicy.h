@@ -107,7 +107,10 @@ int hugepolicy_stats(struct hugepolicy_stats *st);
  * Name of the backend in force ("system", "jemalloc", "mimalloc") and the
  * effective page mode ("off", "thp", "hugetlb").  Static strings; never NULL.
  * A host that drives another allocator (Embree's hugepages=1 device option,
- * say) asks hugepolicy_pages() so one policy governs both.  Thread-safe.
+ * say) asks hugepolicy_pages() so one policy governs both; under auto
+ * (pages_requested "auto") the plan advises blocks by its own rules, so such
+ * a host turns huge pages on wholesale only where thp or hugetlb was asked.
+ * Thread-safe.
  */
 const char *hugepolicy_backend(void);
 const char *hugepolicy_pages(void);

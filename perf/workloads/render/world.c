@@ -1,6 +1,8 @@
 /* world.c - Embree device, mesh BVH, instance grid and ground plane. */
 #include "world.h"
 
+#include "hugepolicy.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <sys/prctl.h>
@@ -23,13 +25,28 @@ RTCDevice world_device(enum embree_pages want, int *on, char *why, size_t whylen
 {
     int policy_off = 0;     /* a policy says off: base pages for Embree's memory too */
     if (want == EMBREE_PAGES_AUTO) {
-        const char *(*pages)(void) = NULL;
-        *(void **)&pages = dlsym(RTLD_DEFAULT, "hugepolicy_pages");
-        const char *mode = pages ? pages() : NULL;
-        *on = mode && strcmp(mode, "off") != 0;
-        policy_off = mode && !*on;
-        snprintf(why, whylen, "auto: hugepolicy_pages()=%s",
-                 mode ? mode : "(hugepolicy not loaded: Embree's defaults)");
+        /* hugepolicy is never linked: found with dlsym when preloaded */
+        int (*stats)(struct hugepolicy_stats *) = NULL;
+        *(void **)&stats = dlsym(RTLD_DEFAULT, "hugepolicy_stats");
+        struct hugepolicy_stats st = { .size = sizeof st };
+        if (!stats || stats(&st) != 0) {
+            *on = 0;
+            snprintf(why, whylen, "auto: hugepolicy not loaded: Embree's defaults");
+        } else if (strcmp(st.pages_effective, "off") == 0) {
+            *on = 0;
+            policy_off = 1;
+            snprintf(why, whylen, "auto: hugepolicy pages=off");
+        } else if (strcmp(st.pages_requested, "auto") == 0) {
+            /* auto advises blocks by its own rules: Embree's memory is
+             * left to them (its blocks come from malloc) and to Embree's
+             * defaults, not given huge pages wholesale */
+            *on = 0;
+            snprintf(why, whylen, "auto: hugepolicy pages=auto (in effect %s): Embree's defaults",
+                     st.pages_effective);
+        } else {
+            *on = 1;
+            snprintf(why, whylen, "auto: hugepolicy pages=%s", st.pages_effective);
+        }
     } else {
         *on = want == EMBREE_PAGES_ON;
         policy_off = !*on;

@@ -21,10 +21,13 @@ struct world {
     float height;            /* the mesh's height above the ground, world units */
 };
 
-/* Create the Embree device with "hugepages=0|1".  auto: 1 unless
- * hugepolicy_pages() (found with dlsym, hugepolicy is never linked) says
- * "off"; 0 if hugepolicy is not loaded.  *on receives the value used and
- * why (<= whylen bytes) why it was chosen.  Returns NULL on failure. */
+/* Create the Embree device with "hugepages=0|1".  auto reads
+ * hugepolicy_stats() (found with dlsym, hugepolicy is never linked): 1 only
+ * where a whole-heap mode was asked (thp, hugetlb); 0 under hugepolicy's
+ * auto (its plan advises blocks itself) and without hugepolicy (Embree's
+ * defaults); 0 and THP disabled for the process where the mode in effect
+ * is off.  *on receives the value used and why (<= whylen bytes) why it
+ * was chosen.  Returns NULL on failure. */
 RTCDevice world_device(enum embree_pages want, int *on, char *why, size_t whylen);
 
 /* Build the world around m (which must outlive it: its arrays are Embree's
