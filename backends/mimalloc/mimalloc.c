@@ -59,9 +59,19 @@ static int misaligned(const void *p, size_t align)
 /* glibc's alignment for the 8-byte class (hp_backend.h: hp_glibc_size) */
 static void *(*mi_malloc_fn)(size_t), *(*mi_calloc_fn)(size_t, size_t), *(*mi_realloc_fn)(void *, size_t);
 
+/* malloc's test is a branch to a cold function, so that the common path
+ * is compare, not-taken branch, `jmp *mi_malloc_fn(%rip)` (a select, or a
+ * call in both arms, makes gcc load the pointer first: one more). */
+__attribute__((noinline, cold)) static void *malloc_tiny(void)
+{
+	return mi_malloc_fn(HP_GLIBC_MIN_BLOCK);
+}
+
 static void *malloc16(size_t n)
 {
-	return mi_malloc_fn(hp_glibc_size(n));
+	if (__builtin_expect(n <= HP_GLIBC_TINY_MAX, 0))
+		return malloc_tiny();
+	return mi_malloc_fn(n);
 }
 
 static void *calloc16(size_t n, size_t size)
