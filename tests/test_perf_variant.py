@@ -40,6 +40,23 @@ check(variant.parse("hugepolicy_fault_cost=off") == ("FAULT_COST", "off"), "a fu
 check(variant.env_of("auto+mthp64K+promote=off") == {"HUGEPOLICY_PROMOTE": "off"},
       "the +mthp suffix carries no setting beside a variant's")
 
+# a twin's tag reaches the workloads' output paths: POV-Ray refuses one with
+# '=' in it ("Problem with option setting"), so every run of the twin failed
+from hpperf.povray import Povray  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+pov = Povray("biscuit", "quick")
+with tempfile.TemporaryDirectory() as out:
+    cmd = pov.command("jemalloc-auto+promote=off", out)
+    dest = [a for a in cmd if a.startswith("+O")]
+    check(len(dest) == 1 and "=" not in dest[0], "the twin's POV-Ray image path has no '=': %s" % dest)
+    if pov.unavailable() is None:
+        small = [a for a in cmd if not a.startswith(("+W", "+H"))] + ["+W16", "+H12"]
+        rc = subprocess.run(small, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        check(rc == 0 and os.path.exists(dest[0][2:]), "POV-Ray renders the twin's run (exit %d)" % rc)
+    else:
+        print("povray not installed: the twin's render not tried")
+
 
 class Wl:
     name, main_metric = "fake", "wall_s"

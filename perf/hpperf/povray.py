@@ -35,7 +35,10 @@ class Povray:
         return ["%s parse" % self.name, "%s trace" % self.name]
 
     def command(self, run_tag, out_dir):
-        img = os.path.join(out_dir, "images", "%s-%s.png" % (self.name, run_tag))
+        # POV-Ray refuses an output path with '=' in it ("Problem with option
+        # setting"), and a variant's tag has one (jemalloc-auto+promote=off)
+        tag = re.sub(r"[^A-Za-z0-9._-]", "_", run_tag)
+        img = os.path.join(out_dir, "images", "%s-%s.png" % (self.name, tag))
         os.makedirs(os.path.dirname(img), exist_ok=True)
         w, h = SIZE[self.quality]
         # -D: no display; +FN: PNG; +WT2: two render threads; +L: the scene's folder
