@@ -3,8 +3,9 @@
 without running anything: each hugepolicy backend's auto gets a twin
 auto+option=value in the same rounds (natives none), the twin's run gets
 HUGEPOLICY_OPTION=VALUE and asks hugepolicy for plain auto, the other runs
-none; bad variants are refused; the paired table puts each twin against its
-auto on fixed run records.  Exit 0 ok, 1 failure."""
+none; bad variants are refused; the twin's tag makes a POV-Ray output path
+POV-Ray accepts (rendered where it is installed); the paired table puts each
+twin against its auto on fixed run records.  Exit 0 ok, 1 failure."""
 import os
 import sys
 

@@ -26,7 +26,7 @@
 
 /* glibc's alignment for the 8-byte class (hp_backend.h: hp_glibc_size).
  * malloc's test is a branch, not hp_glibc_size's select: compare, not-taken
- * branch, jump (the select costs a mov and a cmov more on every call). */
+ * branch, jump (the select is compare, mov, cmov, jump: one more). */
 static void *malloc16(size_t n)
 {
 	if (__builtin_expect(n <= HP_GLIBC_TINY_MAX, 0))
