@@ -234,24 +234,25 @@ static void place(void *base, size_t len, int owner, unsigned char *on_pool, voi
  * What stays open: another process that takes the pool's free pages before
  * the writes (hugepolicy's own new hugetlb blocks and regions keep them:
  * hp_fork_cow_keep), a NUMA policy that confines the copies to some nodes. */
-struct cow_need { size_t page[4]; uint64_t bytes[4]; unsigned n; };
+struct cow_need { size_t page[4]; uint64_t pages[4]; unsigned n, unknown; };
 
 static void need_one(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
 {
 	struct cow_need *nd = arg;
-	size_t ps = hp_tlb_page_of(base);     /* 0: unknown, which rules the fork lazy out */
+	size_t ps = hp_tlb_page_of(base);
 	(void)owner;
 	if (!*on_pool)
 		return;
 	unsigned i = 0;
 	while (i < nd->n && nd->page[i] != ps)
 		i++;
-	if (i == nd->n) {
-		if (nd->n == 4)
-			return;
-		nd->page[nd->n++] = ps;
+	if (ps == 0 || (i == nd->n && nd->n == 4)) {
+		nd->unknown = 1;                /* rules the fork lazy out */
+		return;
 	}
-	nd->bytes[i] += len;
+	if (i == nd->n)
+		nd->page[nd->n++] = ps;
+	nd->pages[i] += (len + ps - 1) / ps;   /* a copy takes whole pages, whatever the length */
 }
 
 static int cg_limited;          /* a hugetlb cgroup limit (or an unreadable one) at start-up */
@@ -269,8 +270,10 @@ static int room_for_every_cow(void)
 	struct cow_need nd;
 	memset(&nd, 0, sizeof nd);
 	hp_tlb_each(need_one, &nd);
+	if (nd.unknown)
+		return 0;
 	for (unsigned i = 0; i < nd.n; i++)
-		if (nd.page[i] == 0 || hp_pages_pool_free(nd.page[i]) < nd.bytes[i] / nd.page[i])
+		if (hp_pages_pool_free(nd.page[i]) < nd.pages[i])
 			return 0;
 	return nd.n > 0;
 }

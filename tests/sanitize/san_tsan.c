@@ -1,6 +1,10 @@
 /* san_tsan.c - data races in hugepolicy's shared state, under TSan:
  *   tlb      the hugetlb mapping table from 4 threads (san_tlb.c)
- *   fork     fork() while threads add and remove real mappings in the table:
+ *   fork     a recorded mapping shorter than its page needs a whole free
+ *            pool page for the child's copy: with none free the fork copies
+ *            (a single-threaded parent, the child re-homes it).  Then fork()
+ *            while threads add and remove real mappings in the table, on the
+ *            copy path (a cgroup hugetlb limit, as hp_fork_init is told):
  *            hugetlb_fork.c's handlers hold the table, the child makes every
  *            recorded mapping its own (a read-only one is re-homed by copy +
  *            mremap) and finds the contents intact
@@ -51,15 +55,75 @@ static void *churn(void *arg)
 	return (void *)(intptr_t)bad;
 }
 
+/* whether the mapping holding p is writable, from /proc/self/maps */
+static int writable(const void *p)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int w = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned long a, b;
+		char perm[5];
+		if (sscanf(line, "%lx-%lx %4s", &a, &b, perm) == 3 && a <= (uintptr_t)p && (uintptr_t)p < b) {
+			w = perm[1] == 'w';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return w;
+}
+
+/* A 64 KiB read-only mapping recorded as 2 MiB pages, on a 2 MiB boundary
+ * (where the table knows its page size), and no free 2 MiB pool page: the
+ * child's copy of it would take one whole page, which the pool does not
+ * have, so the fork copies (rounded down to no page, the fork was left to
+ * copy-on-write and the child's write to it faulted). */
+static void fork_counts_whole_pages(void)
+{
+	enum { RO_BYTES = 64u << 10 };
+	uint64_t free_pages = hp_pages_pool_free(HP_HUGE_2M);
+	if (free_pages) {
+		printf("fork: whole pages: skipped (%llu free 2 MiB pool pages)\n", (unsigned long long)free_pages);
+		return;
+	}
+	unsigned char *m = mmap(NULL, 2 * HP_HUGE_2M, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(m != MAP_FAILED);
+	unsigned char *ro = (unsigned char *)(((uintptr_t)m + HP_HUGE_2M - 1) & ~(uintptr_t)(HP_HUGE_2M - 1));
+	memset(ro, 0xa5, RO_BYTES);
+	mprotect(ro, RO_BYTES, PROT_READ);
+	CHECK(hp_tlb_add(ro, RO_BYTES, HP_TLB_BACKEND) == 0);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(writable(ro) && ro[RO_BYTES - 1] == 0xa5 ? 0 : 4);
+	int st = -1;
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	int own = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	CHECK_MSG(own, "whole pages: child status %#x (its copy of %p is not its own)", st, (void *)ro);
+	struct hp_fork_report r;
+	hp_fork_read(&r);
+	CHECK_MSG(r.children == 1 && r.children_shared == 0, "whole pages: %llu forks, %llu left to copy-on-write",
+		  (unsigned long long)r.children, (unsigned long long)r.children_shared);
+	CHECK(hp_tlb_remove(ro) == RO_BYTES);
+	munmap(m, 2 * HP_HUGE_2M);
+	if (own && r.children_shared == 0)
+		printf("fork: whole pages: the child of a fork with no free pool page made its copy\n");
+}
+
 static void fork_under_threads(void)
 {
 	enum { RO_BYTES = 64u << 10, FORKS = 20 };
+	san_quiet_say();
+	hp_fork_init(1, 1, 1, NULL, 0);
+	fork_counts_whole_pages();
+	/* the copy path, whatever the pool holds: a process under a cgroup
+	 * hugetlb limit copies at every fork */
+	struct hp_pool limited = { .page_size = HP_HUGE_2M, .cg_max = 0, .cg_current = 0 };
+	hp_fork_init(1, 1, 1, &limited, 1);
 	unsigned char *ro = mmap(NULL, RO_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	memset(ro, 0xa5, RO_BYTES);
 	mprotect(ro, RO_BYTES, PROT_READ);     /* MADV_POPULATE_WRITE fails: the child re-homes it */
 	CHECK(hp_tlb_add(ro, RO_BYTES, HP_TLB_BACKEND) == 0);
-	san_quiet_say();
-	hp_fork_init(1, 1, 1, NULL, 0);
 	pthread_t th[3];
 	for (int t = 0; t < 3; t++)
 		pthread_create(&th[t], NULL, churn, (void *)(intptr_t)t);
@@ -70,6 +134,16 @@ static void fork_under_threads(void)
 			int good = 1;
 			for (unsigned i = 0; i < RO_BYTES; i += 4096)
 				good &= ro[i] == 0xa5;
+			if (!writable(ro)) {
+				struct hp_fork_report r;
+				hp_fork_read(&r);
+				printf("fork %d: the child's copy of %p is still read-only: copied %llu, moved %llu, "
+				       "lost %llu, shared %llu bytes\n", f, (void *)ro, (unsigned long long)r.copied_bytes,
+				       (unsigned long long)r.moved_bytes, (unsigned long long)r.lost_bytes,
+				       (unsigned long long)r.shared_bytes);
+				fflush(stdout);
+				_exit(4);
+			}
 			ro[0] = 1;              /* writable now: the child's own anonymous copy */
 			good &= ro[0] == 1 && ro[RO_BYTES - 1] == 0xa5;
 			_exit(good ? 0 : 3);
