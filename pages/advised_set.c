@@ -102,13 +102,15 @@ static int put_locked(uintptr_t a, size_t len)
 	return 1;
 }
 
-/* Under the lock: rebuild without deleted marks when they are many, when
- * the set is empty, or when forced. */
+/* Under the lock: rebuild without deleted marks when they are many
+ * (ADVISED_CAP / 8: a scan of the table per 2048 deletes), or when forced.
+ * Not each time the set empties: a program that reuses one big block
+ * empties it at every free, and would scan the table each time. */
 static void tidy_locked(int force)
 {
 	static uintptr_t live[ADVISED_CAP / 2];
 	static size_t live_len[ADVISED_CAP / 2];
-	if (!force && n_deleted < ADVISED_CAP / 8 && atomic_load(&n_advised) > 0)
+	if (!force && n_deleted < ADVISED_CAP / 8)
 		return;
 	unsigned n = 0;
 	atomic_fetch_add(&gen, 1);      /* odd: lock-free lookups that find nothing look again */
