@@ -149,6 +149,8 @@ static uint64_t touch_ns(uintptr_t w, size_t page)
 	atomic_fetch_add_explicit(first, 0, memory_order_relaxed);
 	uint64_t ns = hp_fault_thread_ns() - t0;
 	long f1 = hp_fault_thread_faults();
+	if (f0 >= 0 && f1 == f0)
+		return 0;               /* no fault: no need to look at the next base page */
 	atomic_fetch_add_explicit(next, 0, memory_order_relaxed);
 	long f2 = hp_fault_thread_faults();
 	/* one fault (two if an interrupt's landed between), none for the
@@ -164,7 +166,9 @@ static uint64_t touch_ns(uintptr_t w, size_t page)
  * Some of them are timed - the first, the last, then evenly between: 3,
  * one in four of a bigger block's, at most PROBE_WINDOWS - until one does
  * not pay: the kernel hands out warm and cold ones mixed, and one warm
- * first page let blocks fault the rest in cold. */
+ * first page let blocks fault the rest in cold.  Where the first one is
+ * resident already (a block the backend reused), none is: its syscalls
+ * would time nothing. */
 #define PROBE_WINDOWS 8
 
 /* how many of a block's `whole` huge pages are timed: all of 1 or 2, else
@@ -198,10 +202,14 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 	uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HP_HUGE_2M - 1);     /* whole huge pages: [lo, hi) */
 	if (hi <= lo)
 		return retry ? back_to_base() : 1;      /* a retry keeps THP only on a sample that pays */
-	size_t whole = (hi - lo) / HP_HUGE_2M;
-	unsigned of = to_time(whole);
 	int saved = errno;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	if (hp_pages_resident((void *)lo, page)) {      /* one mincore */
+		errno = saved;
+		return retry ? back_to_base() : 1;      /* reused, resident: nothing to time (see above) */
+	}
+	size_t whole = (hi - lo) / HP_HUGE_2M;
+	unsigned of = to_time(whole);
 	struct hp_fault_costs c;
 	current(&c);
 	c.got_thp = 1;
