@@ -166,9 +166,9 @@ static uint64_t touch_ns(uintptr_t w, size_t page)
  * Some of them are timed - the first, the last, then evenly between: 3,
  * one in four of a bigger block's, at most PROBE_WINDOWS - until one does
  * not pay: the kernel hands out warm and cold ones mixed, and one warm
- * first page let blocks fault the rest in cold.  Where the first one is
- * resident already (a block the backend reused), none is: its syscalls
- * would time nothing. */
+ * first page let blocks fault the rest in cold.  One that is resident
+ * already (the backend reused it) is passed over after one mincore: the
+ * five syscalls of a timing would time nothing there. */
 #define PROBE_WINDOWS 8
 
 /* how many of a block's `whole` huge pages are timed: all of 1 or 2, else
@@ -204,10 +204,6 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 		return retry ? back_to_base() : 1;      /* a retry keeps THP only on a sample that pays */
 	int saved = errno;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	if (hp_pages_resident((void *)lo, page)) {      /* one mincore */
-		errno = saved;
-		return retry ? back_to_base() : 1;      /* reused, resident: nothing to time (see above) */
-	}
 	size_t whole = (hi - lo) / HP_HUGE_2M;
 	unsigned of = to_time(whole);
 	struct hp_fault_costs c;
@@ -220,6 +216,9 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 	char why[160] = "";
 	for (unsigned k = 0; k < of && go; k++) {
 		uintptr_t w = lo + probe_index(k, whole, of) * HP_HUGE_2M;
+		unsigned char in = 0;
+		if (mincore((void *)w, page, &in) == 0 && (in & 1))
+			continue;       /* resident: the backend reused it, no fault to time (one syscall, not five) */
 		uint64_t ns = touch_ns(w, page);
 		if (!ns)
 			continue;
