@@ -77,9 +77,9 @@ if(HP_SAN_HAVE_TSAN)
   san_target(san_tsan -fsanitize=thread
     ${SAN_DIR}/san_tsan.c ${SAN_DIR}/san_tlb.c ${SAN_DIR}/san_common.c ${SAN_POLICY} ${SAN_TLB} ${SAN_FORK})
   san_test(tsan_hugetlb_table_from_threads_has_no_data_race san_tsan tlb)
+  # it may take pool pages for a moment (hp_pages_map_hugetlb), as its ASan twin
+  set_tests_properties(tsan_hugetlb_table_from_threads_has_no_data_race PROPERTIES RESOURCE_LOCK hugetlb_pool)
   san_test(tsan_fork_while_threads_change_the_hugetlb_table san_tsan fork)
-  # reads the pool's free 2 MiB pages: not while a test changes them
-  set_tests_properties(tsan_fork_while_threads_change_the_hugetlb_table PROPERTIES RESOURCE_LOCK hugetlb_pool)
   san_test(tsan_options_probe_plan_and_say_from_threads_have_no_data_race san_tsan policy)
   san_canary(tsan_reports_a_planted_data_race "WARNING: ThreadSanitizer: data race" san_tsan canary)
   # start-up itself: init.c + boot.c with stub backends (san_startup.c)
