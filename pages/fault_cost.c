@@ -149,8 +149,6 @@ static uint64_t touch_ns(uintptr_t w, size_t page)
 	atomic_fetch_add_explicit(first, 0, memory_order_relaxed);
 	uint64_t ns = hp_fault_thread_ns() - t0;
 	long f1 = hp_fault_thread_faults();
-	if (f0 >= 0 && f1 == f0)
-		return 0;               /* no fault: no need to look at the next base page */
 	atomic_fetch_add_explicit(next, 0, memory_order_relaxed);
 	long f2 = hp_fault_thread_faults();
 	/* one fault (two if an interrupt's landed between), none for the
@@ -202,10 +200,10 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 	uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HP_HUGE_2M - 1);     /* whole huge pages: [lo, hi) */
 	if (hi <= lo)
 		return retry ? back_to_base() : 1;      /* a retry keeps THP only on a sample that pays */
-	int saved = errno;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t whole = (hi - lo) / HP_HUGE_2M;
 	unsigned of = to_time(whole);
+	int saved = errno;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct hp_fault_costs c;
 	current(&c);
 	c.got_thp = 1;

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include "../../pages/hp_pages.h"
 #include "../check.h"
+#include "../smaps_vma.h"
 #include "san.h"
 
 #include <pthread.h>
@@ -55,23 +56,11 @@ static void *churn(void *arg)
 	return (void *)(intptr_t)bad;
 }
 
-/* whether the mapping holding p is writable, from /proc/self/maps */
+/* whether the mapping holding p is writable (VmFlags "wr", smaps) */
 static int writable(const void *p)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	int w = 0;
-	while (f && fgets(line, sizeof line, f)) {
-		unsigned long a, b;
-		char perm[5];
-		if (sscanf(line, "%lx-%lx %4s", &a, &b, perm) == 3 && a <= (uintptr_t)p && (uintptr_t)p < b) {
-			w = perm[1] == 'w';
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return w;
+	char flags[512] = "";
+	return smaps_vma_field(p, "VmFlags:", flags, sizeof flags) && strstr(flags, " wr") != NULL;
 }
 
 /* A 64 KiB read-only mapping recorded as pages of 4 MiB, a size this
