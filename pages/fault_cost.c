@@ -208,8 +208,8 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 	current(&c);
 	c.got_thp = 1;
 	uint64_t sum = 0;
-	uintptr_t timed[PROBE_WINDOWS];
-	unsigned sampled = 0;
+	uintptr_t touched[PROBE_WINDOWS];
+	unsigned n_touched = 0, sampled = 0;
 	int go = 1;
 	char why[160] = "";
 	for (unsigned k = 0; k < of && go; k++) {
@@ -217,22 +217,25 @@ int hp_fault_cost_probe(void *p, size_t n, int retry, int fresh)
 		unsigned char in = 0;
 		if (mincore((void *)w, page, &in) == 0 && (in & 1))
 			continue;       /* resident: the backend reused it, no fault to time (one syscall, not five) */
+		touched[n_touched++] = w;
 		uint64_t ns = touch_ns(w, page);
 		if (!ns)
 			continue;
-		timed[sampled++] = w;
+		sampled++;
 		sum += ns;
 		c.thp_ns = ns;
 		go = hp_thp_pays_go(hp_thp_pays(adapt, &c, 100, why, sizeof why));
 	}
-	/* timed: given back, as they were (a fresh huge page held zeros; the
-	 * block is new to the caller, its content malloc's indeterminate or
-	 * calloc's zeros): the caller's first touch faults them in again, a
-	 * page never touched costs no memory (nor a cgroup's limit).  Only
-	 * now: one given back between two timings is the huge page the next
-	 * fault finds, warm, whatever the block's others will be */
-	for (unsigned k = 0; k < sampled; k++)
-		madvise((void *)timed[k], HP_HUGE_2M, MADV_DONTNEED);
+	/* touched: given back, as they were (the block is new to the caller,
+	 * its content malloc's indeterminate or calloc's zeros, which is what
+	 * a page given back reads), timed or not - a touch whose fault count
+	 * was off (a signal handler's faults in between) may still have made
+	 * a huge page: the caller's first touch faults them in again, a page
+	 * never touched costs no memory (nor a cgroup's limit).  Only now:
+	 * one given back between two timings is the huge page the next fault
+	 * finds, warm, whatever the block's others will be */
+	for (unsigned k = 0; k < n_touched; k++)
+		madvise((void *)touched[k], HP_HUGE_2M, MADV_DONTNEED);
 	errno = saved;
 	if (!sampled)
 		return retry ? back_to_base() : 1;

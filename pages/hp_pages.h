@@ -328,7 +328,8 @@ int hp_fault_cost_block(size_t n);     /* 2: a retry against a NO (hp_fault_cost
  * content, maybe mprotect'ed), the first touches of some of its whole
  * huge pages (3, 1 in 4 of a bigger block's, at most 8; those resident
  * already, which a backend reused, passed over after one mincore) are made
- * here and timed (a write of what is there),
+ * here and timed (a write of what is there) and given back after
+ * (MADV_DONTNEED, each one touched, timed or not): the
  * THP faults the caller's fill would take; their mean joins the running
  * mean.  0: one cost more than the base faults it replaces, or a retry
  * got no sample (the caller takes the advice back); 1 otherwise (no

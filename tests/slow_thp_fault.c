@@ -6,7 +6,13 @@
  * later than the clock: what THP faults of memory the host took back look
  * like to pages/fault_cost.c's probe, which reads the clock before and
  * after each touch.  Every other call passes through.  It never calls
- * malloc.
+ * malloc, and a shifted reading calls nothing the probe's own call did
+ * not (SLOW_THP_MS is read at load): the probe counts the faults around
+ * its touch, and a first call of getenv (lazy binding, its code paged
+ * in) added one or two of them.  SLOW_THP_EXTRA_FAULTS=N makes N base
+ * page faults of its own in the first shifted reading (what a signal
+ * handler's faults between the probe's readings look like to it: a
+ * touch it cannot time, though it may have faulted a huge page in).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,6 +29,26 @@
 #define PAIRS 3                 /* as many as the probe times in a block */
 
 static atomic_int readings;     /* readings left to shift or pass (0: none) */
+static long slow_ms = 50;
+static volatile unsigned char *extra;  /* fresh base pages, one per extra fault */
+static atomic_int extra_faults;
+
+__attribute__((constructor)) static void read_env(void)
+{
+	const char *e = getenv("SLOW_THP_MS");
+	if (e)
+		slow_ms = atol(e);
+	e = getenv("SLOW_THP_EXTRA_FAULTS");
+	int n = e ? atoi(e) : 0;
+	if (n > 0 && n <= 64) {
+		void *m = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED) {
+			syscall(SYS_madvise, m, (size_t)n * 4096, MADV_NOHUGEPAGE);
+			extra = m;
+			atomic_store(&extra_faults, n);
+		}
+	}
+}
 
 EXPORT int madvise(void *p, size_t len, int advice)
 {
@@ -40,8 +66,9 @@ EXPORT int clock_gettime(clockid_t id, struct timespec *ts)
 	while (left > 0 && !atomic_compare_exchange_weak(&readings, &left, left - 1))
 		;
 	if (left > 0 && left % 2 == 1) {        /* the second of a pair */
-		const char *e = getenv("SLOW_THP_MS");
-		long ms = e ? atol(e) : 50;
+		for (int n = atomic_exchange(&extra_faults, 0); n > 0; n--)
+			extra[(size_t)(n - 1) * 4096] = 1;
+		long ms = slow_ms;
 		ts->tv_sec += ms / 1000;
 		ts->tv_nsec += (ms % 1000) * 1000000L;
 		if (ts->tv_nsec >= 1000000000L) {

@@ -13,7 +13,9 @@
  *   (the probe gave back the one it faulted in); a second block, 110 ms
  *   later, is tried again (a retry against "base pages cheaper" is due
  *   every 100 ms: advised, then "nh") and is on base pages too (no "hg",
- *   counted as base);
+ *   counted as base); the same where the shim makes two faults of its own
+ *   in the first timing (SLOW_THP_EXTRA_FAULTS=2): that touch is not
+ *   timed, the next one is, and the huge page it made is given back too;
  * - pinned (HUGEPOLICY_FAULT_COST=2,200): no probe; the block advised
  *   ("hg") and at least 8 MiB of it huge;
  * - readonly (HUGEPOLICY_FAULT_COST=measure): a filled 16 MiB block whose
