@@ -223,6 +223,22 @@ void hp_tlb_unlock(void);
 void hp_tlb_lock_child(void);
 void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on_pool, void *arg), void *arg);
 
+/* The process's hugetlb VMAs now, from /proc/self/maps (hugetlb_vmas.c):
+ * async-signal-safe, no allocation.  fn for each one meeting [lo, hi),
+ * clipped to it, in address order, with its PROT_* bits: 0, or -1 if the
+ * file could not be read. */
+typedef void hp_vma_fn(uintptr_t lo, uintptr_t hi, int prot, void *arg);
+int hp_hugetlb_vmas(uintptr_t lo, uintptr_t hi, hp_vma_fn *fn, void *arg);
+/* ... those whose protection is not read+write (a program's mprotect), as
+ * many as fit; above complete_below there may be more */
+#define HP_ODD_VMAS 64
+struct hp_tlb_vma { uintptr_t lo, hi; int prot; };
+struct hp_odd_vmas { struct hp_tlb_vma v[HP_ODD_VMAS]; unsigned n; uintptr_t complete_below; int unread; };
+void hp_odd_vmas_load(struct hp_odd_vmas *o);
+/* 1: [p, p+len) may hold one (listed, or above complete_below); 0: none,
+ * or the file was unreadable (every mapping taken as read+write) */
+int hp_odd_vmas_meet(const struct hp_odd_vmas *o, const void *p, size_t len);
+
 /* fork() children make hugepolicy's hugetlb mappings their own before fork
  * returns (hugetlb_fork.c), unless copy is 0 (HUGEPOLICY_FORK=inherit).
  * Once, at start-up; pools: the start-up probe's (a cgroup hugetlb limit

@@ -24,6 +24,10 @@
  * the child right after fork, before it could copy it, and another parent
  * thread may write meanwhile.
  *
+ * A mapping the program mprotect'ed in part (hugetlb_vmas.c reads which
+ * at prepare) is never staged; the child makes it its own VMA by VMA,
+ * each with the protection it had.
+ *
  * HUGEPOLICY_FORK=inherit skips the copy (fork then costs what the
  * kernel's does) and says once in each child that it shares hugetlb pages.
  *
@@ -113,27 +117,88 @@ static int populate_own(void *base, size_t len)
 	return madvise(base, len, MADV_POPULATE_WRITE) == 0;
 }
 
-/* child, single-threaded parent: make each mapping the child's own */
+/* child: no pool page for the child's copy of [base, base+len): anonymous
+ * memory at the same address, 2 MiB-aligned so THP can back it; 1 if it
+ * is there */
+static int move_off_pool(void *base, size_t len)
+{
+	unsigned char *tmp = hp_pages_map_anon_aligned(len, thp_ok);
+	if (!tmp)
+		return 0;
+	memcpy(tmp, base, len);
+	if (mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, base) == MAP_FAILED) {
+		munmap(tmp, len);
+		return 0;
+	}
+	return 1;
+}
+
+/* The protections a program gave parts of hugepolicy's hugetlb mappings
+ * with mprotect (read-only, PROT_NONE guards), read at prepare: such a
+ * mapping is never staged (the parent could not read a PROT_NONE part, and
+ * a staged copy would come back read+write); the child makes it its own
+ * VMA by VMA, each opened for the copy and given its protection back. */
+static struct hp_odd_vmas odd;
+static size_t odd_unstaged;             /* level 1: bytes of such mappings not staged */
+
+struct pieces { struct rehome *r; int move, refused; };
+
+static void own_piece(uintptr_t lo, uintptr_t hi, int prot, void *arg)
+{
+	struct pieces *pc = arg;
+	void *p = (void *)lo;
+	size_t len = hi - lo;
+	int open_it = prot != (PROT_READ | PROT_WRITE);
+	if (open_it && mprotect(p, len, PROT_READ | PROT_WRITE) != 0) {
+		pc->refused = 1;
+		if (pc->move)
+			pc->r->lost += len;
+		return;
+	}
+	if (!pc->move)
+		pc->refused |= !populate_own(p, len);
+	else if (move_off_pool(p, len))
+		pc->r->moved += len;
+	else
+		pc->r->lost += len;
+	if (open_it)
+		mprotect(p, len, prot);
+}
+
+/* child: a mapping with a VMA of its own protection, VMA by VMA: all from
+ * the pool, or (one refused) all moved off it */
+static void own_pieces(void *base, size_t len, unsigned char *on_pool, struct rehome *r)
+{
+	uintptr_t lo = (uintptr_t)base, hi = lo + len;
+	struct pieces pc = { r, 0, 0 };
+	if (hp_hugetlb_vmas(lo, hi, own_piece, &pc) == 0 && !pc.refused) {
+		r->copied += len;
+		return;
+	}
+	size_t lost = r->lost;
+	pc = (struct pieces){ r, 1, 0 };
+	if (hp_hugetlb_vmas(lo, hi, own_piece, &pc) != 0)
+		r->lost += len;                 /* the file read at prepare is gone */
+	else if (r->lost == lost)
+		*on_pool = 0;
+}
+
+/* child: make each mapping the child's own */
 static void own(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
 {
 	struct rehome *r = arg;
 	(void)owner;
 	if (!*on_pool)
 		return;
+	if (hp_odd_vmas_meet(&odd, base, len)) {
+		own_pieces(base, len, on_pool, r);
+		return;
+	}
 	if (populate_own(base, len)) {
 		r->copied += len;
 		return;
 	}
-	/* no pool page for the child's copy: anonymous memory at the same
-	 * address, 2 MiB-aligned so THP can back it */
-	unsigned char *tmp = hp_pages_map_anon_aligned(len, thp_ok);
-	if (!tmp) {
-		r->lost += len;
-		return;
-	}
-	memcpy(tmp, base, len);
-	if (mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, base) == MAP_FAILED) {
-		munmap(tmp, len);
+	if (!move_off_pool(base, len)) {
 		r->lost += len;
 		return;
 	}
@@ -152,6 +217,10 @@ static void stage_one(void *base, size_t len, int owner, unsigned char *on_pool,
 	(void)owner;
 	if (!*on_pool || (!a->all && hp_tlb_page_of(base) <= HP_HUGE_2M))
 		return;
+	if (hp_odd_vmas_meet(&odd, base, len)) {
+		odd_unstaged += len;    /* the child makes it its own, VMA by VMA */
+		return;
+	}
 	void *c = unstaged == 0 && (nstaged < cap || reserve(2 * cap + 1) == 0)
 		  ? hp_pages_map_anon_aligned(len, thp_ok) : NULL;
 	if (!c) {
@@ -220,6 +289,20 @@ static void place(void *base, size_t len, int owner, unsigned char *on_pool, voi
 	}
 	*on_pool = 0;
 	r->moved += len;
+}
+
+/* child: one walk of the table puts each staged copy in place and, where
+ * the parent waits, makes every other mapping the child's own (a mapping
+ * placed is not looked at twice) */
+struct child_walk { struct rehome *r; int place, own; };
+
+static void child_one(void *base, size_t len, int owner, unsigned char *on_pool, void *arg)
+{
+	struct child_walk *w = arg;
+	if (w->place && placed < nstaged && stage[placed].base == base)
+		place(base, len, owner, on_pool, w->r);
+	else if (w->own)
+		own(base, len, owner, on_pool, w->r);
 }
 
 /* Where the pool (and every cgroup hugetlb limit up the tree) has room now
@@ -300,12 +383,14 @@ static void prepare(void)
 	if (lv == 0)
 		lazy = copy && hp_tlb_pool_bytes() > 0 && room_for_every_cow();
 	if (copy && hp_tlb_pool_bytes() > 0 && !(lv == 0 && lazy)) {
+		hp_odd_vmas_load(&odd);
 		if (lv == 0) {
 			struct stage_arg a = { !__libc_single_threaded };
-			unstaged = placed = 0;
+			unstaged = odd_unstaged = placed = 0;
 			reserve(hp_tlb_pool_maps());    /* stage_one grows it if that fails */
 			hp_tlb_each(stage_one, &a);
-			staged = a.all && !unstaged;    /* all of them: no pipe, no wait */
+			/* all of them: no pipe, no wait */
+			staged = a.all && !unstaged && !odd_unstaged;
 			if (nstaged)
 				hp_fork_sigbus_arm();
 		}
@@ -331,6 +416,11 @@ static void say_exposed(unsigned lv)
 		       "them itself while this thread waits, and %s can take a page from it before it has "
 		       "copied it (a pool page it then cannot get kills it)",
 		       unstaged, __libc_single_threaded ? "the kernel (pages above 2 MiB)" : "a write there by another thread");
+	static atomic_int said_odd;
+	if (lv == 0 && odd_unstaged && !__libc_single_threaded && !atomic_exchange(&said_odd, 1))
+		hp_say("fork: %zu bytes of hugetlb memory in mappings the program mprotect'ed are not staged: the "
+		       "child copies them itself while this thread waits, and a write there by another thread can "
+		       "take a page from it before it has copied it (said once)", odd_unstaged);
 	if (pipe_err[lv])
 		hp_say("fork: no pipe to wait for the child (%s): this thread's writes to its hugetlb memory "
 		       "can take pages from the child before it has copied them", strerror(pipe_err[lv]));
@@ -437,15 +527,15 @@ static void child(void)
 		}
 		pipe_err[lv] = 0;
 		struct rehome r = { 0, 0, 0 };
-		if (lv == 0 && nstaged) {
-			hp_tlb_each(place, &r);
+		struct child_walk w = { &r, lv == 0 && nstaged, wait_fds[lv] >= 0 };
+		if (w.place || w.own)
+			hp_tlb_each(child_one, &w);
+		if (lv == 0) {
 			nstaged = 0;            /* the copies are the child's memory now */
-		}
-		if (lv == 0)
 			hp_fork_sigbus_disarm();
+		}
 		if (wait_fds[lv] >= 0) {
 			close(wait_fds[lv]);
-			hp_tlb_each(own, &r);
 			close(done_fds[lv]);
 		}
 		/* the outer levels' pipes are the parent's, not this child's */

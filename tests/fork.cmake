@@ -180,3 +180,27 @@ foreach(B system jemalloc mimalloc)
     ENVIRONMENT "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_THRESHOLD=2M"
     RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77 TIMEOUT 60)
 endforeach()
+
+# hugetlb memory the program mprotect'ed (a PROT_NONE page, a read-only
+# page): the fork copies it without reading what it may not, and the child
+# gets each page with the protection it had - moved off the pool (single,
+# threads: the pool has no page left) or copied from it (room: a cgroup
+# limit puts the fork on the copy path, the pool has room)
+add_executable(test_fork_protection test_fork_protection.c)
+target_link_libraries(test_fork_protection PRIVATE hugepolicy pthread)
+foreach(B ${BACKENDS})
+  foreach(M single threads)
+    set(T ${B}_hugetlb_fork_child_keeps_the_protection_of_mprotected_pages_${M})
+    add_test(NAME ${T} COMMAND sh -c "rm -f \"$HUGEPOLICY_LOG\"; exec \"$@\"" sh
+      ${POOL} 24 $<TARGET_FILE:test_fork_protection> ${M})
+    set_tests_properties(${T} PROPERTIES ENVIRONMENT
+      "HUGEPOLICY_BACKEND=${B};HUGEPOLICY_PAGES=hugetlb;HUGEPOLICY_LOG=${CMAKE_CURRENT_BINARY_DIR}/${T}.log"
+      RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)
+  endforeach()
+endforeach()
+add_test(NAME system_hugetlb_fork_child_keeps_the_protection_of_mprotected_pages_room
+  COMMAND ${POOL} 16 sh ${CMAKE_CURRENT_SOURCE_DIR}/hugetlb_cgroup.sh 67108864
+    $<TARGET_FILE:test_fork_protection> room)
+set_tests_properties(system_hugetlb_fork_child_keeps_the_protection_of_mprotected_pages_room PROPERTIES
+  ENVIRONMENT "HUGEPOLICY_BACKEND=system;HUGEPOLICY_PAGES=hugetlb"
+  RESOURCE_LOCK hugetlb_pool SKIP_RETURN_CODE 77)

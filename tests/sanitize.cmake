@@ -29,6 +29,7 @@ set(SAN_DIR ${CMAKE_CURRENT_SOURCE_DIR}/sanitize)
 file(GLOB SAN_POLICY CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/policy/*.c)
 set(SAN_TLB ${CMAKE_SOURCE_DIR}/pages/hugetlb_map.c ${CMAKE_SOURCE_DIR}/pages/hugetlb_map_lock.c ${CMAKE_SOURCE_DIR}/pages/hugetlb_pages.c)
 set(SAN_FORK ${CMAKE_SOURCE_DIR}/pages/hugetlb_fork.c ${CMAKE_SOURCE_DIR}/pages/hugetlb_fork_sigbus.c
+  ${CMAKE_SOURCE_DIR}/pages/hugetlb_vmas.c
   ${CMAKE_SOURCE_DIR}/pages/fork_stack.c
   ${CMAKE_SOURCE_DIR}/pages/pages.c)
 set(SAN_ENV "ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:strict_string_checks=1"
