@@ -224,9 +224,9 @@ void hp_tlb_lock_child(void);
 void hp_tlb_each(void (*fn)(void *base, size_t len, int owner, unsigned char *on_pool, void *arg), void *arg);
 
 /* The process's hugetlb VMAs now, from /proc/self/maps (hugetlb_vmas.c):
- * async-signal-safe, no allocation.  fn for each one meeting [lo, hi),
- * clipped to it, in address order, with its PROT_* bits: 0, or -1 if the
- * file could not be read. */
+ * async-signal-safe, no allocation; the caller holds hp_tlb_lock.  fn for
+ * each one meeting [lo, hi), clipped to it, in address order, with its
+ * PROT_* bits: 0, or -1 if the file could not be read. */
 typedef void hp_vma_fn(uintptr_t lo, uintptr_t hi, int prot, void *arg);
 int hp_hugetlb_vmas(uintptr_t lo, uintptr_t hi, hp_vma_fn *fn, void *arg);
 /* ... those whose protection is not read+write (a program's mprotect), as
@@ -235,9 +235,15 @@ int hp_hugetlb_vmas(uintptr_t lo, uintptr_t hi, hp_vma_fn *fn, void *arg);
 struct hp_tlb_vma { uintptr_t lo, hi; int prot; };
 struct hp_odd_vmas { struct hp_tlb_vma v[HP_ODD_VMAS]; unsigned n; uintptr_t complete_below; int unread; };
 void hp_odd_vmas_load(struct hp_odd_vmas *o);
-/* 1: [p, p+len) may hold one (listed, or above complete_below); 0: none,
- * or the file was unreadable (every mapping taken as read+write) */
+/* What [p, p+len) holds of them: HP_ODD_SOME one at least (listed, or
+ * maybe: above complete_below, with UNREADABLE and UNLISTED too),
+ * HP_ODD_UNREADABLE one without PROT_READ; 0: none, or the file was
+ * unreadable (every mapping taken as read+write) */
+enum { HP_ODD_SOME = 1, HP_ODD_UNREADABLE = 2, HP_ODD_UNLISTED = 4 };
 int hp_odd_vmas_meet(const struct hp_odd_vmas *o, const void *p, size_t len);
+/* hp_hugetlb_vmas for [p, p+len) from the list where it is complete there
+ * (the parts between listed ones read+write), else from the file */
+int hp_odd_vmas_each(const struct hp_odd_vmas *o, const void *p, size_t len, hp_vma_fn *fn, void *arg);
 
 /* fork() children make hugepolicy's hugetlb mappings their own before fork
  * returns (hugetlb_fork.c), unless copy is 0 (HUGEPOLICY_FORK=inherit).

@@ -25,8 +25,10 @@
  * thread may write meanwhile.
  *
  * A mapping the program mprotect'ed in part (hugetlb_vmas.c reads which
- * at prepare) is never staged; the child makes it its own VMA by VMA,
- * each with the protection it had.
+ * at prepare) keeps each part's protection in the child: a staged copy
+ * gets it back once in place; a mapping with a PROT_NONE part (which the
+ * parent may not read) is not staged, and the child makes it its own VMA
+ * by VMA, each opened for the copy.
  *
  * HUGEPOLICY_FORK=inherit skips the copy (fork then costs what the
  * kernel's does) and says once in each child that it shares hugetlb pages.
@@ -75,7 +77,8 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
  * before its handler runs is caught (hugetlb_fork_sigbus.c).  The copy is
  * as consistent as the data other threads were writing at fork time; where
  * it replaces the mapping, the child's earlier writes are undone.  Every
- * mapping is staged, however many there are; what cannot be (no memory for
+ * mapping is staged, however many there are, but one with a PROT_NONE part
+ * (below); what cannot be (no memory for
  * a copy or for the table) the child copies while the parent's forking
  * thread waits, exposed to the other threads' writes, and the parent says
  * so at that fork - as it does when it has no pipe to wait on. */
@@ -134,14 +137,31 @@ static int move_off_pool(void *base, size_t len)
 }
 
 /* The protections a program gave parts of hugepolicy's hugetlb mappings
- * with mprotect (read-only, PROT_NONE guards), read at prepare: such a
- * mapping is never staged (the parent could not read a PROT_NONE part, and
- * a staged copy would come back read+write); the child makes it its own
- * VMA by VMA, each opened for the copy and given its protection back. */
+ * with mprotect (read-only, PROT_NONE guards), read at prepare.  A staged
+ * copy comes back read+write: each part gets its protection back once it
+ * is in place (give_back_prot).  A mapping with a part the parent may not
+ * read (PROT_NONE), or beyond what the list holds, is not staged: the
+ * child makes it its own VMA by VMA, each opened for the copy and given
+ * its protection back (own_pieces). */
 static struct hp_odd_vmas odd;
 static size_t odd_unstaged;             /* level 1: bytes of such mappings not staged */
 
-struct pieces { struct rehome *r; int move, refused; };
+static void set_prot(uintptr_t lo, uintptr_t hi, int prot, void *arg)
+{
+	(void)arg;
+	if (prot != (PROT_READ | PROT_WRITE))
+		mprotect((void *)lo, hi - lo, prot);
+}
+
+/* child: the parts of a mapping the child has as read+write memory now get
+ * the protection they had */
+static void give_back_prot(void *base, size_t len)
+{
+	if (hp_odd_vmas_meet(&odd, base, len))
+		hp_odd_vmas_each(&odd, base, len, set_prot, NULL);
+}
+
+struct pieces { struct rehome *r; int move, refused; size_t seen, moved; };
 
 static void own_piece(uintptr_t lo, uintptr_t hi, int prot, void *arg)
 {
@@ -149,37 +169,41 @@ static void own_piece(uintptr_t lo, uintptr_t hi, int prot, void *arg)
 	void *p = (void *)lo;
 	size_t len = hi - lo;
 	int open_it = prot != (PROT_READ | PROT_WRITE);
+	pc->seen += len;
 	if (open_it && mprotect(p, len, PROT_READ | PROT_WRITE) != 0) {
 		pc->refused = 1;
 		if (pc->move)
 			pc->r->lost += len;
 		return;
 	}
-	if (!pc->move)
+	if (!pc->move) {
 		pc->refused |= !populate_own(p, len);
-	else if (move_off_pool(p, len))
+	} else if (move_off_pool(p, len)) {
 		pc->r->moved += len;
-	else
+		pc->moved += len;
+	} else {
 		pc->r->lost += len;
+	}
 	if (open_it)
 		mprotect(p, len, prot);
 }
 
-/* child: a mapping with a VMA of its own protection, VMA by VMA: all from
- * the pool, or (one refused) all moved off it */
+/* child: a mapping with a part of another protection, VMA by VMA (from
+ * the list prepare read, where it is complete): all from the pool, or (one
+ * refused) all moved off it.  A mapping partly moved leaves the pool: no
+ * later fork reads it whole again (its moved parts are no hugetlb VMAs,
+ * which the list would not hold). */
 static void own_pieces(void *base, size_t len, unsigned char *on_pool, struct rehome *r)
 {
-	uintptr_t lo = (uintptr_t)base, hi = lo + len;
-	struct pieces pc = { r, 0, 0 };
-	if (hp_hugetlb_vmas(lo, hi, own_piece, &pc) == 0 && !pc.refused) {
-		r->copied += len;
+	struct pieces pc = { r, 0, 0, 0, 0 };
+	if (hp_odd_vmas_each(&odd, base, len, own_piece, &pc) == 0 && !pc.refused) {
+		r->copied += pc.seen;
 		return;
 	}
-	size_t lost = r->lost;
-	pc = (struct pieces){ r, 1, 0 };
-	if (hp_hugetlb_vmas(lo, hi, own_piece, &pc) != 0)
-		r->lost += len;                 /* the file read at prepare is gone */
-	else if (r->lost == lost)
+	pc = (struct pieces){ r, 1, 0, 0, 0 };
+	if (hp_odd_vmas_each(&odd, base, len, own_piece, &pc) != 0)
+		r->lost += len - pc.seen;       /* the child could not read its maps */
+	if (pc.moved)
 		*on_pool = 0;
 }
 
@@ -217,7 +241,7 @@ static void stage_one(void *base, size_t len, int owner, unsigned char *on_pool,
 	(void)owner;
 	if (!*on_pool || (!a->all && hp_tlb_page_of(base) <= HP_HUGE_2M))
 		return;
-	if (hp_odd_vmas_meet(&odd, base, len)) {
+	if (hp_odd_vmas_meet(&odd, base, len) & HP_ODD_UNREADABLE) {
 		odd_unstaged += len;    /* the child makes it its own, VMA by VMA */
 		return;
 	}
@@ -273,6 +297,7 @@ static void place(void *base, size_t len, int owner, unsigned char *on_pool, voi
 		return;
 	struct stage *st = &stage[placed++];
 	if (!st->copy) {                        /* placed already, by the SIGBUS handler */
+		give_back_prot(base, len);
 		*on_pool = 0;
 		r->moved += len;
 		return;
@@ -280,6 +305,7 @@ static void place(void *base, size_t len, int owner, unsigned char *on_pool, voi
 	/* the child's own pages, or the staged copy (see above) */
 	if (*on_pool && populate_own(base, len)) {
 		munmap(st->copy, len);
+		st->copy = NULL;
 		r->copied += len;
 		return;
 	}
@@ -287,6 +313,8 @@ static void place(void *base, size_t len, int owner, unsigned char *on_pool, voi
 		r->lost += len;
 		return;
 	}
+	st->copy = NULL;
+	give_back_prot(base, len);
 	*on_pool = 0;
 	r->moved += len;
 }
@@ -417,10 +445,11 @@ static void say_exposed(unsigned lv)
 		       "copied it (a pool page it then cannot get kills it)",
 		       unstaged, __libc_single_threaded ? "the kernel (pages above 2 MiB)" : "a write there by another thread");
 	static atomic_int said_odd;
-	if (lv == 0 && odd_unstaged && !__libc_single_threaded && !atomic_exchange(&said_odd, 1))
-		hp_say("fork: %zu bytes of hugetlb memory in mappings the program mprotect'ed are not staged: the "
-		       "child copies them itself while this thread waits, and a write there by another thread can "
-		       "take a page from it before it has copied it (said once)", odd_unstaged);
+	if (lv == 0 && odd_unstaged && !atomic_exchange(&said_odd, 1))
+		hp_say("fork: %zu bytes of hugetlb memory in mappings with a PROT_NONE part are not staged: the "
+		       "child copies them itself while this thread waits, and %s can take a page from it before "
+		       "it has copied it (said once)", odd_unstaged,
+		       __libc_single_threaded ? "the kernel (pages above 2 MiB)" : "a write there by another thread");
 	if (pipe_err[lv])
 		hp_say("fork: no pipe to wait for the child (%s): this thread's writes to its hugetlb memory "
 		       "can take pages from the child before it has copied them", strerror(pipe_err[lv]));
@@ -444,7 +473,7 @@ static void count_fork(void)
 		atomic_fetch_add_explicit(&children_staged, 1, memory_order_relaxed);
 	else if (wait_fds[0] >= 0)
 		atomic_fetch_add_explicit(&children_waited, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&unstaged_bytes, unstaged, memory_order_relaxed);
+	atomic_fetch_add_explicit(&unstaged_bytes, unstaged + odd_unstaged, memory_order_relaxed);
 }
 
 static void count_child(const struct rehome *r, uint64_t shared)
@@ -528,16 +557,16 @@ static void child(void)
 		pipe_err[lv] = 0;
 		struct rehome r = { 0, 0, 0 };
 		struct child_walk w = { &r, lv == 0 && nstaged, wait_fds[lv] >= 0 };
+		if (w.own)
+			close(wait_fds[lv]);    /* the parent's end: a descriptor free for the walk */
 		if (w.place || w.own)
 			hp_tlb_each(child_one, &w);
 		if (lv == 0) {
 			nstaged = 0;            /* the copies are the child's memory now */
 			hp_fork_sigbus_disarm();
 		}
-		if (wait_fds[lv] >= 0) {
-			close(wait_fds[lv]);
+		if (w.own)
 			close(done_fds[lv]);
-		}
 		/* the outer levels' pipes are the parent's, not this child's */
 		for (unsigned i = 0; i < LEVELS; i++) {
 			if (i != lv && wait_fds[i] >= 0) {

@@ -6,8 +6,10 @@
  * the protection it found.
  *
  * Invariants: nothing here allocates or takes a lock; the file is read
- * with open/read/close into a buffer on the stack, so every function is
- * async-signal-safe and may run in an atfork handler and in a forked child.
+ * with open/read/close into a static buffer that the caller's hold of the
+ * mapping table's lock (hp_tlb_lock) keeps to itself - no 4 KiB on a fork
+ * handler's stack - so every function is async-signal-safe and may run in
+ * an atfork handler and in a forked child.
  * A hugetlb VMA is a private anonymous one of the kernel's "anon_hugepage"
  * file (MAP_HUGETLB | MAP_ANONYMOUS, how hugetlb_pages.c maps).  Where the
  * file cannot be read, the callers' fallback is to take every mapping as
@@ -33,8 +35,9 @@ static int hexval(char c)
 	return -1;
 }
 
-/* "lo-hi perms offset dev inode path": 1 and the fields of a hugetlb VMA */
-static int parse(const char *s, size_t n, uintptr_t *lo, uintptr_t *hi, int *prot)
+/* "lo-hi perms offset dev inode path": 1 and its range (0: no range);
+ * *prot its PROT_* bits, *tlb whether it is a private hugetlb VMA */
+static int parse(const char *s, size_t n, uintptr_t *lo, uintptr_t *hi, int *prot, int *tlb)
 {
 	size_t i = 0;
 	uintptr_t v[2] = { 0, 0 };
@@ -49,18 +52,25 @@ static int parse(const char *s, size_t n, uintptr_t *lo, uintptr_t *hi, int *pro
 			return 0;
 		i++;
 	}
-	if (i + 4 > n || s[i + 3] != 'p')
-		return 0;               /* private only: hugepolicy maps no shared hugetlb memory */
+	*lo = v[0];
+	*hi = v[1];
+	*tlb = 0;
+	if (i + 4 > n)
+		return 1;
 	*prot = (s[i] == 'r' ? PROT_READ : 0) | (s[i + 1] == 'w' ? PROT_WRITE : 0) |
 		(s[i + 2] == 'x' ? PROT_EXEC : 0);
+	int private = s[i + 3] == 'p';  /* hugepolicy maps no shared hugetlb memory */
+	/* the path: after perms, offset, dev and inode, and the spaces after them */
+	for (int field = 0; field < 4; field++) {
+		while (i < n && s[i] != ' ')
+			i++;
+		while (i < n && s[i] == ' ')
+			i++;
+	}
 	static const char name[] = "/anon_hugepage";
-	for (size_t j = i; j + sizeof name - 1 <= n; j++)
-		if (memcmp(s + j, name, sizeof name - 1) == 0) {
-			*lo = v[0];
-			*hi = v[1];
-			return 1;
-		}
-	return 0;
+	*tlb = private && n - i >= sizeof name - 1 && memcmp(s + i, name, sizeof name - 1) == 0 &&
+	       (n - i == sizeof name - 1 || s[i + sizeof name - 1] == ' ');
+	return 1;
 }
 
 int hp_hugetlb_vmas(uintptr_t lo, uintptr_t hi, hp_vma_fn *fn, void *arg)
@@ -71,7 +81,7 @@ int hp_hugetlb_vmas(uintptr_t lo, uintptr_t hi, hp_vma_fn *fn, void *arg)
 		errno = saved;
 		return -1;
 	}
-	char buf[4096], line[LINE_KEEP];
+	static char buf[4096], line[LINE_KEEP];
 	size_t kept = 0;        /* bytes of the current line in line[] (the rest passed over) */
 	int rc = 0, done = 0;
 	while (!done) {
@@ -89,11 +99,11 @@ int hp_hugetlb_vmas(uintptr_t lo, uintptr_t hi, hp_vma_fn *fn, void *arg)
 				continue;
 			}
 			uintptr_t a, b;
-			int prot;
-			if (parse(line, kept, &a, &b, &prot)) {
+			int prot, tlb;
+			if (parse(line, kept, &a, &b, &prot, &tlb)) {
 				if (a >= hi)
 					done = 1;       /* the file is in address order */
-				else if (b > lo)
+				else if (tlb && b > lo)
 					fn(a < lo ? lo : a, b > hi ? hi : b, prot, arg);
 			}
 			kept = 0;
@@ -126,12 +136,34 @@ void hp_odd_vmas_load(struct hp_odd_vmas *o)
 int hp_odd_vmas_meet(const struct hp_odd_vmas *o, const void *p, size_t len)
 {
 	uintptr_t a = (uintptr_t)p, b = a + len;
+	int meet = 0;
 	if (o->unread)
 		return 0;
 	if (b > o->complete_below)
-		return 1;
+		return HP_ODD_SOME | HP_ODD_UNREADABLE | HP_ODD_UNLISTED;
 	for (unsigned i = 0; i < o->n; i++)
 		if (o->v[i].lo < b && o->v[i].hi > a)
-			return 1;
+			meet |= HP_ODD_SOME | (o->v[i].prot & PROT_READ ? 0 : HP_ODD_UNREADABLE);
+	return meet;
+}
+
+int hp_odd_vmas_each(const struct hp_odd_vmas *o, const void *p, size_t len, hp_vma_fn *fn, void *arg)
+{
+	uintptr_t a = (uintptr_t)p, end = a + len, at = a;
+	if (o->unread || end > o->complete_below)
+		return hp_hugetlb_vmas(a, end, fn, arg);
+	for (unsigned i = 0; i < o->n && at < end; i++) {
+		const struct hp_tlb_vma *v = &o->v[i];
+		if (v->hi <= at || v->lo >= end)
+			continue;
+		if (v->lo > at)
+			fn(at, v->lo, PROT_READ | PROT_WRITE, arg);
+		at = v->lo > at ? v->lo : at;
+		uintptr_t to = v->hi < end ? v->hi : end;
+		fn(at, to, v->prot, arg);
+		at = to;
+	}
+	if (at < end)
+		fn(at, end, PROT_READ | PROT_WRITE, arg);
 	return 0;
 }

@@ -2,17 +2,20 @@
  * mprotect'ed with the protection it had, and the parent's fork survives
  * it.  An 8 MiB block on 2 MiB hugetlb pages (HUGEPOLICY_PAGES=hugetlb),
  * its pages filled with 0x51..0x54, then page 1 made PROT_NONE and page 2
- * read-only; more blocks then take every page the pool has left, so the
- * fork cannot leave the copies to the kernel (pages/hugetlb_fork.c).
+ * read-only, and a 4 MiB one with its page 1 read-only (a mapping the
+ * parent can stage); more blocks then take every page the pool has left,
+ * so the fork cannot leave the copies to the kernel (pages/hugetlb_fork.c).
  * The child reads its mappings' flags in /proc/self/smaps: page 1 neither
  * readable nor writable, page 2 readable and not writable, pages 0 and 3
+ * read+write, the second block's page 1 readable and not writable, page 0
  * read+write; it writes page 0, opens pages 1 and 2 and finds every byte
  * the parent wrote; its report (fork.*) says nothing was lost.  The
  * parent's block keeps its protections and bytes.
  * usage: test_fork_protection single|threads|room
  *   single:  a single-threaded parent (the child copies at fork)
  *   threads: a second thread runs (the parent stages copies before fork,
- *            but not of this block, and says so once in HUGEPOLICY_LOG)
+ *            but not of the first block, and says so once in
+ *            HUGEPOLICY_LOG)
  *   room:    no block but the first, so the pool has room for the copy,
  *            in a cgroup with a hugetlb limit (which puts every fork on
  *            the copy path): the child's copy of the block comes from the
@@ -35,7 +38,7 @@
 #define MIB ((size_t)1 << 20)
 #define PAGE (2 * MIB)
 
-static unsigned char *blk;
+static unsigned char *blk, *ro;
 static atomic_int stop;
 
 static void *idle(void *arg)
@@ -75,6 +78,12 @@ static int child(int room)
 				want[i]);
 			return 10 + i;
 		}
+	if (prot_of(ro) != (PROT_READ | PROT_WRITE) || prot_of(ro + PAGE) != PROT_READ || ro[0] != 0x71 ||
+	    ro[2 * PAGE - 1] != 0x72) {
+		fprintf(stderr, "child: the second block's pages have protections %d and %d, bytes %#x %#x\n",
+			prot_of(ro), prot_of(ro + PAGE), ro[0], ro[2 * PAGE - 1]);
+		return 15;
+	}
 	if (room && smaps_vma_page_kb(blk + PAGE) != 2048) {
 		fprintf(stderr, "child: the block's copy is on %ld kB pages, not the pool's\n",
 			smaps_vma_page_kb(blk + PAGE));
@@ -112,12 +121,19 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 4; i++)
 		memset(blk + i * PAGE, 0x51 + i, PAGE);
+	ro = aligned_alloc(PAGE, 2 * PAGE);
+	CHECK(ro != NULL);
+	if (!ro)
+		return check_result("test_fork_protection");
+	memset(ro, 0x71, PAGE);
+	memset(ro + PAGE, 0x72, PAGE);
 	/* every page the pool has left, but where the child's copy comes from the pool */
 	struct hugepolicy_stats st;
 	unsigned char *more[64];
 	int nmore = room ? 0 : fill_pool(more, 64, 2 * PAGE, &st);
 	CHECK(mprotect(blk + PAGE, PAGE, PROT_NONE) == 0);
 	CHECK(mprotect(blk + 2 * PAGE, PAGE, PROT_READ) == 0);
+	CHECK(mprotect(ro + PAGE, PAGE, PROT_READ) == 0);
 	pthread_t t;
 	if (threads)
 		CHECK(pthread_create(&t, NULL, idle, NULL) == 0);
@@ -139,13 +155,16 @@ int main(int argc, char **argv)
 			log[fread(log, 1, sizeof log - 1, f)] = '\0';
 			fclose(f);
 		}
-		CHECK_MSG(strstr(log, "mprotect'ed are not staged") != NULL,
+		CHECK_MSG(strstr(log, "with a PROT_NONE part are not staged") != NULL,
 			  "the parent did not say it left the block unstaged:\n%s", log);
 	}
 	CHECK_MSG(prot_of(blk + PAGE) == 0 && prot_of(blk + 2 * PAGE) == PROT_READ,
 		  "the parent's pages 1 and 2 have protections %d and %d", prot_of(blk + PAGE), prot_of(blk + 2 * PAGE));
 	CHECK(mprotect(blk + PAGE, 2 * PAGE, PROT_READ | PROT_WRITE) == 0);
 	CHECK_MSG(pages_hold(0x51), "the parent's bytes changed");
+	CHECK_MSG(prot_of(ro + PAGE) == PROT_READ, "the parent's second block lost its protection");
+	CHECK(mprotect(ro + PAGE, PAGE, PROT_READ | PROT_WRITE) == 0);
+	free(ro);
 	printf("%s: the child exited %d; the parent's block kept its protections and bytes\n", mode,
 	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	while (nmore > 0)
