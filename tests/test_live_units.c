@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct hp_live block = { .magic = HP_LIVE_MAGIC, .version = HP_LIVE_VERSION, .size = sizeof(struct hp_live) };
 
@@ -100,8 +101,10 @@ static void *writer(void *arg)
 	for (int k = 1; !atomic_load(&stop); k = (k + 1) & 0xff) {
 		fill(&s, k);
 		hp_live_write(&block, &s, k, k);
-		for (volatile int i = 0; i < 100; i++)   /* the reader gets through now and then */
+		for (volatile int i = 0; i < 100; i++)   /* reads overlap writes ... */
 			;
+		if (k % 64 == 0)
+			usleep(100);    /* ... and get through now and then, however the CPUs are shared */
 	}
 	return NULL;
 }
