@@ -236,10 +236,10 @@ struct hp_tlb_vma { uintptr_t lo, hi; int prot; };
 struct hp_odd_vmas { struct hp_tlb_vma v[HP_ODD_VMAS]; unsigned n; uintptr_t complete_below; int unread; };
 void hp_odd_vmas_load(struct hp_odd_vmas *o);
 /* What [p, p+len) holds of them: HP_ODD_SOME one at least (listed, or
- * maybe: above complete_below, with UNREADABLE and UNLISTED too),
+ * maybe: above complete_below, with UNREADABLE too),
  * HP_ODD_UNREADABLE one without PROT_READ; 0: none, or the file was
  * unreadable (every mapping taken as read+write) */
-enum { HP_ODD_SOME = 1, HP_ODD_UNREADABLE = 2, HP_ODD_UNLISTED = 4 };
+enum { HP_ODD_SOME = 1, HP_ODD_UNREADABLE = 2 };
 int hp_odd_vmas_meet(const struct hp_odd_vmas *o, const void *p, size_t len);
 /* hp_hugetlb_vmas for [p, p+len) from the list where it is complete there
  * (the parts between listed ones read+write), else from the file */

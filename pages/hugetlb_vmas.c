@@ -140,7 +140,7 @@ int hp_odd_vmas_meet(const struct hp_odd_vmas *o, const void *p, size_t len)
 	if (o->unread)
 		return 0;
 	if (b > o->complete_below)
-		return HP_ODD_SOME | HP_ODD_UNREADABLE | HP_ODD_UNLISTED;
+		return HP_ODD_SOME | HP_ODD_UNREADABLE;
 	for (unsigned i = 0; i < o->n; i++)
 		if (o->v[i].lo < b && o->v[i].hi > a)
 			meet |= HP_ODD_SOME | (o->v[i].prot & PROT_READ ? 0 : HP_ODD_UNREADABLE);
