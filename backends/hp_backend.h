@@ -22,10 +22,14 @@ struct mallinfo2;
 
 /* glibc's promise: every block is 16-aligned (MALLOC_ALIGNMENT), whatever
  * its size.  jemalloc's and mimalloc's 8-byte class (sizes 0 to 8) is only
- * 8-aligned; their other classes are multiples of 16.  So their malloc,
+ * 8-aligned; their other classes are multiples of 16.  So their malloc
+ * (and malloc() itself, by its size table: integration/hp_dispatch.h),
  * calloc and realloc ask 16 bytes for those sizes, the size glibc's own
  * smallest chunk has. */
 enum { HP_GLIBC_TINY_MAX = 8, HP_GLIBC_MIN_BLOCK = 16 };
+_Static_assert((size_t)HP_SMALL_MIN == (size_t)HP_GLIBC_TINY_MAX + 1, "malloc_small starts past the 8-byte class");
+_Static_assert((size_t)HP_GLIBC_MIN_BLOCK >= HP_SMALL_MIN && (size_t)HP_GLIBC_MIN_BLOCK <= HP_SMALL_MAX,
+	       "the 8-byte class's 16-byte request is a malloc_small size");
 
 static inline size_t hp_glibc_size(size_t n)
 {

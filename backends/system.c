@@ -79,6 +79,8 @@ static int resolve(void)
 		return ENOENT;
 	libc_malloc = libc.malloc;
 	libc.malloc = checked_malloc;
+	libc.malloc_small = libc_malloc;        /* a small size is never above PTRDIFF_MAX */
+	libc.malloc_large = checked_malloc;
 	return 0;
 }
 

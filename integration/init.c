@@ -76,11 +76,33 @@ static const struct hp_backend *const backends[HP_BACKEND_COUNT] = {
 /* The hot path's jumps (hp_dispatch.h): the bootstrap ops' until start-up is done. */
 hp_malloc_fn_t _Atomic hp_malloc_fn = hp_boot_malloc;
 hp_free_fn_t _Atomic hp_free_fn = hp_boot_free;
+/* hp_malloc_by_size's entries for sizes 0 to 8: asked as glibc's smallest
+ * block, 16-aligned (hp_backend.h) */
+void *hp_malloc_tiny(size_t size)
+{
+	(void)size;
+	return hp_hot(hp_malloc_by_size[HP_GLIBC_MIN_BLOCK])(HP_GLIBC_MIN_BLOCK);
+}
+
+/* (a range designator, GNU C: 1016 equal entries) */
+__extension__ hp_malloc_fn_t _Atomic hp_malloc_by_size[HP_SMALL_MAX + 1] = {
+	[0 ... HP_SMALL_MIN - 1] = hp_malloc_tiny,
+	[HP_SMALL_MIN ... HP_SMALL_MAX] = hp_boot_malloc,
+};
+
+static void publish_malloc_small(hp_malloc_fn_t fn)
+{
+	if (atomic_load_explicit(&hp_malloc_by_size[HP_SMALL_MIN], memory_order_relaxed) == fn)
+		return;
+	for (size_t n = HP_SMALL_MIN; n <= HP_SMALL_MAX; n++)
+		atomic_store_explicit(&hp_malloc_by_size[n], fn, memory_order_release);
+}
 
 static void publish(const struct hp_alloc_ops *ops)
 {
-	atomic_store_explicit(&hp_malloc_fn, ops->malloc, memory_order_release);
-	atomic_store_explicit(&hp_free_fn, ops->free, memory_order_release);
+	atomic_store_explicit(&hp_malloc_fn, ops->malloc_large, memory_order_release);
+	publish_malloc_small(ops->malloc_small);
+	atomic_store_explicit(&hp_free_fn, hp_boot_free_entry(ops->free), memory_order_release);
 	atomic_store_explicit(&hp_current, ops, memory_order_release);
 }
 
@@ -92,8 +114,9 @@ static void dispatch_swap(const struct hp_alloc_ops *from, const struct hp_alloc
 	if (!atomic_compare_exchange_strong_explicit(&hp_current, &expected, to, memory_order_acq_rel,
 						     memory_order_acquire))
 		return;
-	atomic_store_explicit(&hp_free_fn, to->free, memory_order_release);
-	atomic_store_explicit(&hp_malloc_fn, to->malloc, memory_order_release);
+	atomic_store_explicit(&hp_free_fn, hp_boot_free_entry(to->free), memory_order_release);
+	atomic_store_explicit(&hp_malloc_fn, to->malloc_large, memory_order_release);
+	publish_malloc_small(to->malloc_small);
 }
 
 static const char *env_get(const char *name)
@@ -258,6 +281,7 @@ const struct hp_alloc_ops *hp_init(void)
 	if (atomic_compare_exchange_strong(&state, &expected, STATE_RUNNING)) {
 		int caller_errno = errno;   /* start-up's probing and dlopen must not show */
 		atomic_store(&owner, self);
+		hp_boot_place();        /* before start-up's first re-entrant allocation */
 		start_up();
 		atomic_store_explicit(&state, STATE_READY, memory_order_release);
 		say_decisions();

@@ -1,9 +1,9 @@
 /*
  * malloc.c - the C malloc family that hosts bind to.  Each entry point is
  * one indirect call to the selected backend's plain entry point; malloc
- * and free are a not-taken check and a single
- * `jmp *ptr(%rip)` each (hp_dispatch.h; instructions per pair against the
- * native allocators: perf/callgrind_pairs.sh).  Argument checks the C standard and
+ * is a size test and a single jump through a pointer, free a not-taken
+ * test and one (hp_dispatch.h; instructions per pair against the native
+ * allocators: perf/callgrind_pairs.sh).  Argument checks the C standard and
  * POSIX ask for are done here once, for every backend, so that every
  * backend gives the same answers:
  * - a NULL result for anything but realloc(p, 0) leaves errno == ENOMEM
@@ -60,22 +60,41 @@ static inline void *or_enomem(void *p)
 	return p;
 }
 
-/* The hot path: one jump to the backend (hp_dispatch.h).  Sizes above
- * PTRDIFF_MAX are the backend's to refuse with ENOMEM, and each does:
- * jemalloc itself, mimalloc through the error handler hugepolicy gives it
- * (mimalloc.c), glibc's entry in system.c (so that a malloc standing in for
- * glibc's, valgrind's, never sees them), the THP wrappers' big path, the
- * bootstrap arena for want of room. */
+/* The hot path: one jump to the backend (hp_dispatch.h), through the
+ * table for a small size.  Sizes above PTRDIFF_MAX are the backend's to
+ * refuse with ENOMEM, and each does: jemalloc itself, mimalloc through the
+ * error handler hugepolicy gives it (mimalloc.c), glibc's entry in
+ * system.c (so that a malloc standing in for glibc's, valgrind's, never
+ * sees them), the THP wrappers' big path, the bootstrap arena for want of
+ * room.  Also the body of every other malloc here (not a call through the
+ * PLT, which another library's malloc could take). */
+static inline void *dispatch_malloc(size_t size)
+{
+	if (__builtin_expect(size <= HP_SMALL_MAX, 1))
+		return hp_hot(hp_malloc_by_size[size])(size);
+	return hp_hot(hp_malloc_fn)(size);
+}
+
 HP_EXPORT void *malloc(size_t size)
 {
-	return hp_hot(hp_malloc_fn)(size);
+	return dispatch_malloc(size);
+}
+
+/* NULL, a bootstrap block, or (hp_dispatch.h: not on x86-64's and
+ * aarch64's defaults) another block below HP_LOW_END */
+__attribute__((noinline, cold)) static void free_low(void *p)
+{
+	if (p == NULL || hp_boot_owns(p))
+		return;                 /* bootstrap blocks live forever */
+	hp_hot(hp_free_fn)(p);
 }
 
 HP_EXPORT void free(void *p)
 {
-	/* hp_boot_owns(p), the arena's address loaded rather than lea'd */
-	if ((uintptr_t)p - (uintptr_t)hp_boot_base < HP_BOOT_ARENA_BYTES)
-		return;                 /* bootstrap blocks live forever */
+	if (__builtin_expect((uintptr_t)p < HP_LOW_END, 0)) {
+		free_low(p);
+		return;
+	}
 	hp_hot(hp_free_fn)(p);
 }
 
@@ -98,7 +117,7 @@ HP_EXPORT void *realloc(void *p, size_t size)
 	}
 	if (hp_boot_owns(p)) {
 		size_t old = hp_boot_size(p);
-		void *q = malloc(size);
+		void *q = dispatch_malloc(size);
 		if (q)
 			memcpy(q, p, old < size ? old : size);
 		return q;
@@ -120,11 +139,10 @@ static void *aligned(size_t align, size_t size)
 	 * (jemalloc's memalign(1 << 63, 16) was NULL with errno 0) */
 	if (impossible(size) || align - 1 > (size_t)PTRDIFF_MAX - size)
 		return enomem();
-	/* malloc's blocks are 8-aligned at least on every backend, but jemalloc
-	 * and mimalloc give 8-byte (and mimalloc 24-byte ...) size classes only
-	 * 8-byte alignment: anything above 8 asks for the alignment */
+	/* malloc's blocks are 16-aligned on every backend (hp_backend.h):
+	 * anything above 8 asks for the alignment all the same */
 	if (align <= 8)
-		return or_enomem(hp_ops()->malloc(size));
+		return or_enomem(dispatch_malloc(size));
 	/* jemalloc's memalign(16, 0) returned an 8-aligned block: size 0 is
 	 * asked as 1 (C11 7.22.3: either null or a unique pointer) */
 	return or_enomem(hp_ops()->memalign(align, size ? size : 1));

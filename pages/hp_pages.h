@@ -31,11 +31,25 @@
 
 #pragma GCC visibility push(hidden)
 
+/* The dispatch's size ranges (integration/hp_dispatch.h): malloc_small
+ * serves sizes HP_SMALL_MIN..HP_SMALL_MAX (from the end of the 8-byte class,
+ * hp_backend.h, up to mimalloc's MI_SMALL_SIZE_MAX), malloc_large the
+ * sizes above. */
+enum { HP_SMALL_MIN = 9, HP_SMALL_MAX = 128 * sizeof(void *) };
+
 /* An allocator's plain entry points: a backend's, or a wrapper in front of
  * one (thp_large.c, hugetlb_large.c); the malloc-family dispatch calls
- * them directly. */
+ * them directly.  malloc takes any size and keeps glibc's alignment (every
+ * block 16-aligned, hp_backend.h): what every caller inside hugepolicy
+ * uses.  malloc_small and malloc_large are malloc for their ranges only,
+ * the backend's fastest entries there, for the dispatch's two jumps
+ * (mimalloc's malloc_small is mi_malloc_small, which skips mi_malloc's
+ * size test); a wrapper passes its inner ones through where it never acts
+ * on blocks of that range. */
 struct hp_alloc_ops {
 	void *(*malloc)(size_t size);
+	void *(*malloc_small)(size_t size);     /* HP_SMALL_MIN <= size <= HP_SMALL_MAX */
+	void *(*malloc_large)(size_t size);     /* size > HP_SMALL_MAX */
 	void (*free)(void *p);
 	void *(*calloc)(size_t n, size_t size);
 	void *(*realloc)(void *p, size_t size);
@@ -103,6 +117,11 @@ void hp_pages_hugetlb_making(int delta);
 /* bytes of the pages of [p, p+len) resident now, by mincore() in steps of 16 MiB (a
  * range that is gone counts nothing); errno may change */
 uint64_t hp_pages_resident(const void *p, size_t len);
+/* len bytes of anonymous read+write memory at hint if that range is free
+ * (never over another mapping: a hint, not MAP_FIXED), accepted only if it
+ * lies wholly below end; else NULL.  MADV_NOHUGEPAGE: for small data, never
+ * faulted as one (m)THP folio.  errno unchanged. */
+void *hp_pages_map_anon_below(uintptr_t hint, size_t len, uintptr_t end);
 /* len bytes of anonymous memory, 2 MiB-aligned, MADV_HUGEPAGE if thp; NULL
  * if refused (a fork child's copy of a hugetlb mapping). */
 void *hp_pages_map_anon_aligned(size_t len, int thp);

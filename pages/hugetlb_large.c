@@ -99,6 +99,16 @@ static void *tlb_malloc(size_t n)
 	return p ? p : fallback(n, inner.malloc(n));
 }
 
+/* the dispatch's entry for sizes above HP_SMALL_MAX: the same, to the
+ * backend's own entry for them */
+static void *tlb_malloc_large(size_t n)
+{
+	if (n < pool_min)
+		return inner.malloc_large(n);
+	void *p = from_pool(n, 0);
+	return p ? p : fallback(n, inner.malloc_large(n));
+}
+
 static void *tlb_calloc(size_t c, size_t n)
 {
 	if (n && c > SIZE_MAX / n) {
@@ -170,6 +180,9 @@ void hp_tlb_large_init(const struct hp_alloc_ops *backend, const struct hp_plan 
 		big_min = (size_t)plan->hugetlb_big_min;
 	}
 	out->malloc = tlb_malloc;
+	/* blocks that small never come from the pool: the backend's own entry */
+	out->malloc_small = pool_min > HP_SMALL_MAX ? inner.malloc_small : tlb_malloc;
+	out->malloc_large = tlb_malloc_large;
 	out->free = tlb_free;
 	out->calloc = tlb_calloc;
 	out->realloc = tlb_realloc;

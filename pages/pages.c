@@ -75,6 +75,20 @@ void *hp_pages_map_anon_aligned(size_t len, int thp)
 	return tmp;
 }
 
+void *hp_pages_map_anon_below(uintptr_t hint, size_t len, uintptr_t end)
+{
+	int saved = errno;
+	unsigned char *p = mmap((void *)hint, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED && ((uintptr_t)p > end || end - (uintptr_t)p < len)) {
+		munmap(p, len);         /* the kernel put it elsewhere: the hint was taken */
+		p = MAP_FAILED;
+	}
+	if (p != MAP_FAILED)
+		madvise(p, len, MADV_NOHUGEPAGE);      /* small data: never one (m)THP folio */
+	errno = saved;
+	return p == MAP_FAILED ? NULL : p;
+}
+
 uint64_t hp_pages_resident(const void *p, size_t len)
 {
 	unsigned char vec[4096];        /* on the stack: callers may run at once */

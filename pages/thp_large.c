@@ -163,6 +163,15 @@ static void *large_malloc(size_t n)
 	return inner.malloc(n);
 }
 
+/* the dispatch's entry for sizes above HP_SMALL_MAX: the same, to the
+ * backend's own entry for them */
+static void *large_malloc_large(size_t n)
+{
+	if (__builtin_expect(n >= entry, 0))
+		return big_malloc(n);
+	return inner.malloc_large(n);
+}
+
 __attribute__((noinline)) static void *big_memalign(size_t a, size_t n)
 {
 	size_t b = n >= threshold ? big_align(a, n) : a;
@@ -264,6 +273,9 @@ void hp_thp_large_init(const struct hp_alloc_ops *backend, const struct hp_thp_l
 	verbose = say;
 	*out = inner;
 	out->malloc = large_malloc;
+	/* blocks that small are never advised: the backend's own entry */
+	out->malloc_small = entry > HP_SMALL_MAX ? inner.malloc_small : large_malloc;
+	out->malloc_large = large_malloc_large;
 	out->calloc = large_calloc;
 	out->realloc = large_realloc;
 	out->memalign = large_memalign;

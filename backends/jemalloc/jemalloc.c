@@ -24,14 +24,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* glibc's alignment for the 8-byte class (hp_backend.h: hp_glibc_size).
- * malloc's test is a branch, not hp_glibc_size's select: compare, not-taken
- * branch, jump (the select is compare, mov, cmov, jump: one more). */
+/* glibc's alignment for the 8-byte class (hp_backend.h: hp_glibc_size) */
 static void *malloc16(size_t n)
 {
-	if (__builtin_expect(n <= HP_GLIBC_TINY_MAX, 0))
-		return hpje_malloc(HP_GLIBC_MIN_BLOCK);
-	return hpje_malloc(n);
+	return hpje_malloc(hp_glibc_size(n));
 }
 
 static void *calloc16(size_t n, size_t size)
@@ -47,6 +43,8 @@ static void *realloc16(void *p, size_t n)
 /* jemalloc's public API, renamed (jemalloc(3)), is declared in hp_backend.h. */
 const struct hp_alloc_ops hp_jemalloc_ops = {
 	.malloc = malloc16,
+	.malloc_small = hpje_malloc,
+	.malloc_large = hpje_malloc,
 	.free = hpje_free,
 	.calloc = calloc16,
 	.realloc = realloc16,

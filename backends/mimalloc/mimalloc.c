@@ -59,20 +59,13 @@ static int misaligned(const void *p, size_t align)
 /* glibc's alignment for the 8-byte class (hp_backend.h: hp_glibc_size) */
 static void *(*mi_malloc_fn)(size_t), *(*mi_calloc_fn)(size_t, size_t), *(*mi_realloc_fn)(void *, size_t);
 
-/* malloc's test is a branch to a cold function, so that the common path
- * is compare, not-taken branch, `jmp *mi_malloc_fn(%rip)` (a select, or a
- * call in both arms, makes gcc load the pointer first: one more). */
-__attribute__((noinline, cold)) static void *malloc_tiny(void)
-{
-	return mi_malloc_fn(HP_GLIBC_MIN_BLOCK);
-}
-
 static void *malloc16(size_t n)
 {
-	if (__builtin_expect(n <= HP_GLIBC_TINY_MAX, 0))
-		return malloc_tiny();
-	return mi_malloc_fn(n);
+	return mi_malloc_fn(hp_glibc_size(n));
 }
+
+/* mi_malloc_small's contract: sizes up to MI_SMALL_SIZE_MAX */
+_Static_assert(HP_SMALL_MAX <= MI_SMALL_SIZE_MAX, "malloc_small's sizes are mimalloc's small ones");
 
 static void *calloc16(size_t n, size_t size)
 {
@@ -199,6 +192,8 @@ static int mimalloc_start(const struct hp_plan *plan, struct hp_plan_facts *fact
 	mi_calloc_fn = (void *(*)(size_t, size_t))SYM(h, "mi_calloc");
 	mi_realloc_fn = (void *(*)(void *, size_t))SYM(h, "mi_realloc");
 	ops->malloc = mi_malloc_fn ? malloc16 : NULL;
+	ops->malloc_small = (void *(*)(size_t))SYM(h, "mi_malloc_small");
+	ops->malloc_large = mi_malloc_fn;
 	ops->calloc = mi_calloc_fn ? calloc16 : NULL;
 	ops->realloc = mi_realloc_fn ? realloc16 : NULL;
 	mi_memalign_fn = (void *(*)(size_t, size_t))SYM(h, "mi_memalign");
@@ -218,7 +213,7 @@ static int mimalloc_start(const struct hp_plan *plan, struct hp_plan_facts *fact
 	mi.stats_print_out = (void (*)(mi_output_fun *, void *))SYM(h, "mi_stats_print_out");
 	void (*register_error)(void (*)(int, void *), void *) =
 		(void (*)(void (*)(int, void *), void *))SYM(h, "mi_register_error");
-	if (!ops->malloc || !ops->free || !ops->calloc || !ops->realloc || !mi_memalign_fn ||
+	if (!ops->malloc || !ops->malloc_small || !ops->free || !ops->calloc || !ops->realloc || !mi_memalign_fn ||
 	    !ops->usable_size || !mi.option_set || !mi.option_get || !mi.version || !register_error)
 		return ENOENT;                  /* the handle stays: its code may already be in use */
 	register_error(mi_error, NULL);

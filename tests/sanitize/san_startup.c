@@ -32,7 +32,8 @@ static void *stub_memalign(size_t a, size_t n) { return aligned_alloc(a, (n + a 
 static size_t stub_usable(void *p) { (void)p; return 0; }
 
 static const struct hp_alloc_ops stub_ops = {
-	stub_malloc, stub_free, stub_calloc, stub_realloc, stub_memalign, stub_usable
+	.malloc = stub_malloc, .malloc_small = stub_malloc, .malloc_large = stub_malloc, .free = stub_free, .calloc = stub_calloc,
+	.realloc = stub_realloc, .memalign = stub_memalign, .usable_size = stub_usable,
 };
 
 static int stub_init(const struct hp_plan *plan, const struct hp_alloc_ops **ops)
