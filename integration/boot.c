@@ -24,6 +24,9 @@
 #include <string.h>
 
 #define ARENA_BYTES HP_BOOT_ARENA_BYTES
+_Static_assert(ARENA_BYTES < HP_BOOT_LOW, "the byte count never reaches the flag");
+_Static_assert(HP_BOOT_LOW_HINT == 0 || HP_BOOT_LOW_HINT >= (64u << 10),
+	       "the low arena starts above the usual vm.mmap_min_addr");
 
 _Alignas(4096) unsigned char hp_boot_arena[ARENA_BYTES];
 atomic_size_t hp_boot_state;            /* bytes handed out | HP_BOOT_LOW */

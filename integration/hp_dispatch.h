@@ -30,9 +30,12 @@ static inline const struct hp_alloc_ops *hp_ops(void)
  *   glibc's alignment: a second jump), the others to the ops' malloc_small
  *   (mimalloc's mi_malloc_small, which skips mi_malloc's own size test); a
  *   larger size one jump through hp_malloc_fn (the ops' malloc_large).
- *   (The size test guards an indexed load and jump, as glibc's tcache and
- *   jemalloc's size-class lookup guard their loads: nothing here stops a
- *   mispredicted test from loading past the table speculatively.)
+ *   (The size test guards an indexed load and an indirect jump to what it
+ *   loads: a mispredicted test may load past the table and jump to that
+ *   value speculatively (Spectre v1).  glibc's tcache and jemalloc's
+ *   size-class lookup guard indexed loads the same way, not jumps.  Not
+ *   clamped: an AND or CMOV on the index is one more instruction per
+ *   malloc.)
  * - free is a test never taken for a heap pointer (below HP_LOW_END: NULL
  *   and the bootstrap arena, when start-up could map it there: a cold
  *   call) and one jump through hp_free_fn: the ops' free, or, where the

@@ -1,9 +1,9 @@
 /*
  * malloc.c - the C malloc family that hosts bind to.  Each entry point is
  * one indirect call to the selected backend's plain entry point; malloc
- * is a size test and a single jump through a pointer, free a not-taken
- * test and one (hp_dispatch.h; instructions per pair against the native
- * allocators: perf/callgrind_pairs.sh).  Argument checks the C standard and
+ * is a size test and a jump through a pointer, free a not-taken test and
+ * one (hp_dispatch.h: where a second jump follows; instructions per pair
+ * against the native allocators: perf/callgrind_pairs.sh).  Argument checks the C standard and
  * POSIX ask for are done here once, for every backend, so that every
  * backend gives the same answers:
  * - a NULL result for anything but realloc(p, 0) leaves errno == ENOMEM
@@ -60,8 +60,8 @@ static inline void *or_enomem(void *p)
 	return p;
 }
 
-/* The hot path: one jump to the backend (hp_dispatch.h), through the
- * table for a small size.  Sizes above PTRDIFF_MAX are the backend's to
+/* The hot path: a jump to the backend (hp_dispatch.h), through the table
+ * for a small size.  Sizes above PTRDIFF_MAX are the backend's to
  * refuse with ENOMEM, and each does: jemalloc itself, mimalloc through the
  * error handler hugepolicy gives it (mimalloc.c), glibc's entry in
  * system.c (so that a malloc standing in for glibc's, valgrind's, never
@@ -89,13 +89,18 @@ __attribute__((noinline, cold)) static void free_low(void *p)
 	hp_hot(hp_free_fn)(p);
 }
 
-HP_EXPORT void free(void *p)
+static inline void dispatch_free(void *p)
 {
 	if (__builtin_expect((uintptr_t)p < HP_LOW_END, 0)) {
 		free_low(p);
 		return;
 	}
 	hp_hot(hp_free_fn)(p);
+}
+
+HP_EXPORT void free(void *p)
+{
+	dispatch_free(p);
 }
 
 HP_EXPORT void *calloc(size_t n, size_t size)
@@ -111,7 +116,7 @@ HP_EXPORT void *realloc(void *p, size_t size)
 		return enomem();        /* p stays valid */
 	if (size == 0 && p != NULL) {
 		int saved = errno;      /* glibc: free p, return NULL, errno as it was */
-		free(p);
+		dispatch_free(p);
 		errno = saved;
 		return NULL;
 	}
@@ -215,8 +220,8 @@ HP_EXPORT size_t malloc_usable_size(void *p)
 }
 
 /* glibc's internal names, which some programs and libraries call directly. */
-HP_EXPORT void *__libc_malloc(size_t size) { return malloc(size); }
-HP_EXPORT void __libc_free(void *p) { free(p); }
+HP_EXPORT void *__libc_malloc(size_t size) { return dispatch_malloc(size); }
+HP_EXPORT void __libc_free(void *p) { dispatch_free(p); }
 HP_EXPORT void *__libc_calloc(size_t n, size_t size) { return calloc(n, size); }
 HP_EXPORT void *__libc_realloc(void *p, size_t size) { return realloc(p, size); }
 HP_EXPORT void *__libc_memalign(size_t align, size_t size) { return memalign(align, size); }

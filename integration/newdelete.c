@@ -30,7 +30,7 @@ static void *try_alloc(size_t size, size_t align)
 {
 	if (size == 0)
 		size = 1;               /* new(0) returns a unique pointer */
-	if (align <= 8)                 /* see aligned() in malloc.c */
+	if (align <= 8)                 /* malloc's blocks are 16-aligned (hp_backend.h) */
 		return malloc(size);
 	if (size > (size_t)PTRDIFF_MAX)
 		return NULL;            /* as malloc.c refuses it */

@@ -40,8 +40,8 @@ enum { HP_SMALL_MIN = 9, HP_SMALL_MAX = 128 * sizeof(void *) };
 /* An allocator's plain entry points: a backend's, or a wrapper in front of
  * one (thp_large.c, hugetlb_large.c); the malloc-family dispatch calls
  * them directly.  malloc takes any size and keeps glibc's alignment (every
- * block 16-aligned, hp_backend.h): what every caller inside hugepolicy
- * uses.  malloc_small and malloc_large are malloc for their ranges only,
+ * block 16-aligned, hp_backend.h) itself: what the wrappers and the bootstrap
+ * ops call.  malloc_small and malloc_large are malloc for their ranges only,
  * the backend's fastest entries there, for the dispatch's two jumps
  * (mimalloc's malloc_small is mi_malloc_small, which skips mi_malloc's
  * size test); a wrapper passes its inner ones through where it never acts
