@@ -84,7 +84,7 @@ void *hp_malloc_tiny(size_t size)
 	return hp_hot(hp_malloc_by_size[HP_GLIBC_MIN_BLOCK])(HP_GLIBC_MIN_BLOCK);
 }
 
-/* (a range designator, GNU C: 1016 equal entries) */
+/* (a range designator, GNU C) */
 __extension__ hp_malloc_fn_t _Atomic hp_malloc_by_size[HP_SMALL_MAX + 1] = {
 	[0 ... HP_SMALL_MIN - 1] = hp_malloc_tiny,
 	[HP_SMALL_MIN ... HP_SMALL_MAX] = hp_boot_malloc,
@@ -271,16 +271,16 @@ static void say_decisions(void)
 const struct hp_alloc_ops *hp_init(void)
 {
 	advise_own_memory();
-	int s = atomic_load_explicit(&state, memory_order_acquire);
-	if (s == STATE_READY)
+	if (atomic_load_explicit(&state, memory_order_acquire) == STATE_READY)
 		return hp_ops();
-	unsigned long self = (unsigned long)pthread_self();
-	if (s == STATE_RUNNING && atomic_load(&owner) == self)
-		return NULL;            /* re-entrant: bootstrap arena */
-	int expected = STATE_NONE;
-	if (atomic_compare_exchange_strong(&state, &expected, STATE_RUNNING)) {
+	/* The thread that takes `owner` starts up.  One CAS decides, so a call
+	 * nested in that thread at any later point (start-up's own allocations,
+	 * a signal handler's) finds itself the owner and takes the bootstrap
+	 * arena, never waits for itself. */
+	unsigned long self = (unsigned long)pthread_self(), first = 0;
+	if (atomic_compare_exchange_strong(&owner, &first, self)) {
+		atomic_store(&state, STATE_RUNNING);
 		int caller_errno = errno;   /* start-up's probing and dlopen must not show */
-		atomic_store(&owner, self);
 		hp_boot_place();        /* before start-up's first re-entrant allocation */
 		start_up();
 		atomic_store_explicit(&state, STATE_READY, memory_order_release);
@@ -294,6 +294,8 @@ const struct hp_alloc_ops *hp_init(void)
 		errno = caller_errno;
 		return hp_ops() == &hp_boot_ops ? NULL : hp_ops();
 	}
+	if (first == self)
+		return NULL;            /* re-entrant: bootstrap arena */
 	while (atomic_load_explicit(&state, memory_order_acquire) != STATE_READY)
 		sched_yield();
 	return hp_ops() == &hp_boot_ops ? NULL : hp_ops();
