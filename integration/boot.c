@@ -47,7 +47,7 @@ void hp_boot_place(void)
 
 const unsigned char *hp_boot_arena_now(void)
 {
-	return atomic_load(&hp_boot_state) & HP_BOOT_LOW ? atomic_load(&hp_boot_low) : hp_boot_arena;
+	return hp_boot_arena_of(atomic_load(&hp_boot_state));
 }
 
 static hp_free_fn_t _Atomic free_after_test;
@@ -82,8 +82,7 @@ void *hp_boot_alloc(size_t size, size_t align)
 		}
 		end = start + size;
 	} while (!atomic_compare_exchange_weak(&hp_boot_state, &state, end | (state & HP_BOOT_LOW)));
-	unsigned char *arena = state & HP_BOOT_LOW ? atomic_load_explicit(&hp_boot_low, memory_order_relaxed)
-						   : hp_boot_arena;
+	unsigned char *arena = hp_boot_arena_of(state);
 	memcpy(arena + start - 16, &size, sizeof size);
 	return arena + start;
 }

@@ -93,13 +93,18 @@ extern unsigned char hp_boot_arena[HP_BOOT_ARENA_BYTES];
 extern atomic_size_t hp_boot_state;             /* bytes handed out | HP_BOOT_LOW */
 extern unsigned char *_Atomic hp_boot_low;      /* the mapping, in use with HP_BOOT_LOW */
 
+/* the arena a value of hp_boot_state names (read with acquire, or by the
+ * CAS that wrote it) */
+static inline unsigned char *hp_boot_arena_of(size_t state)
+{
+	return state & HP_BOOT_LOW ? atomic_load_explicit(&hp_boot_low, memory_order_relaxed) : hp_boot_arena;
+}
+
 /* p is a block the arena handed out (its bytes, not the unused rest) */
 static inline int hp_boot_owns(const void *p)
 {
 	size_t s = atomic_load_explicit(&hp_boot_state, memory_order_acquire);
-	const unsigned char *a =
-		s & HP_BOOT_LOW ? atomic_load_explicit(&hp_boot_low, memory_order_relaxed) : hp_boot_arena;
-	return (uintptr_t)p - (uintptr_t)a < (s & ~HP_BOOT_LOW);
+	return (uintptr_t)p - (uintptr_t)hp_boot_arena_of(s) < (s & ~HP_BOOT_LOW);
 }
 
 void hp_boot_place(void);
